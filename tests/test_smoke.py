@@ -1,0 +1,8 @@
+import pytest
+
+
+@pytest.mark.django_db
+def test_home_page_renders_without_runs(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    assert b"No runs yet." in response.content
