@@ -158,7 +158,7 @@ class ServerLogRecord:
 
 @dataclass
 class ArtifactParse:
-    """Everything read from one artifact; `skipped_reason` set means nothing to ingest, on purpose."""
+    """Everything read from one artifact; a `skipped_reason` means nothing to ingest."""
 
     kind: ArtifactKind
     result_name: str = ""
