@@ -102,6 +102,9 @@ class CellRecord:
     metrics: dict[str, float | None]  # keys from INDEXED_METRICS
     extra_metrics: dict[str, float] = field(default_factory=dict)
     failure_reason: str = ""  # non-empty: a failed cell, not a point
+    # metric name -> why its value was rejected (NaN, infinite, negative, not a number); the
+    # metric itself is None, so curves count the cell as invalid evidence
+    invalid_metrics: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,7 @@ class EvalRecord:
     lm_eval_version: str
     source: str
     image: str = ""
+    invalid_metrics: dict[str, str] = field(default_factory=dict)  # as in CellRecord
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,9 @@ class ArtifactParse:
     server_logs: list[ServerLogRecord] = field(default_factory=list)
     unmapped: list[Unmapped] = field(default_factory=list)
     skipped_reason: str = ""
+    # rows (of an aggregate, a changelog or run stats) or eval concurrencies left out, with why;
+    # the rest of the artifact is still ingested
+    row_errors: list[str] = field(default_factory=list)
 
 
 class ArtifactError(Exception):
