@@ -78,6 +78,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
     )
+    # A file, not memory, so a Celery worker started by the tests can share the test database.
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".test-db.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -107,13 +109,16 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
+# Serve static files straight from the apps and packages (Plotly, htmx), collected or not.
+WHITENOISE_USE_FINDERS = True
 LOGIN_URL = "admin:login"
 
 # Celery: eager in the embedded mode, Redis-backed workers otherwise.
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=not REDIS_URL)
-CELERY_TASK_EAGER_PROPAGATES = True
+# A failed eager task is recorded on its job, as on a worker, instead of raising in the view.
+CELERY_TASK_EAGER_PROPAGATES = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -124,6 +129,12 @@ CELERY_BEAT_SCHEDULE_FILENAME = env.str(
     "CELERY_BEAT_SCHEDULE_FILENAME", default=str(BASE_DIR / ".celerybeat-schedule")
 )
 CELERY_TIMEZONE = TIME_ZONE
+CELERY_BEAT_SCHEDULE = {
+    "poll-sweep-runs": {
+        "task": "runs.tasks.sweep_runs_poll",
+        "schedule": env.int("SWEEP_POLL_SECONDS", default=15 * 60),
+    },
+}
 
 # GitHub access (the ingestion issue); every call, downloads included, goes through GITHUB_API_URL.
 GITHUB_API_URL = env.str("GITHUB_API_URL", default="https://api.github.com")

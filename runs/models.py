@@ -41,6 +41,13 @@ class WorkflowRun(TimestampedModel):
     gh_started_at = models.DateTimeField(null=True, blank=True)
     gh_updated_at = models.DateTimeField(null=True, blank=True)
     is_official = models.BooleanField(default=False, db_index=True)
+    hidden_from_official = models.BooleanField(
+        default=False, help_text="An admin took this run off the official curves."
+    )
+    hidden_reason = models.TextField(blank=True)
+    conclusion_override = models.CharField(
+        max_length=30, blank=True, help_text="Set by an admin; wins over GitHub's conclusion."
+    )
     source_run = models.ForeignKey(
         "self",
         null=True,
@@ -65,6 +72,10 @@ class WorkflowRun(TimestampedModel):
     @property
     def short_sha(self) -> str:
         return self.head_sha[:8]
+
+    @property
+    def effective_conclusion(self) -> str:
+        return self.conclusion_override or self.conclusion
 
 
 class ArtifactState(models.TextChoices):
@@ -93,7 +104,10 @@ class Artifact(TimestampedModel):
     state = models.CharField(
         max_length=20, choices=ArtifactState.choices, default=ArtifactState.PENDING, db_index=True
     )
-    error = models.TextField(blank=True)
+    error = models.TextField(blank=True, help_text="why it failed, or why it was skipped")
+    row_errors = models.JSONField(
+        default=list, blank=True, help_text="rows of an aggregate left out, with the reason"
+    )
     processed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
@@ -132,8 +146,14 @@ class Image(TimestampedModel):
 
 
 def config_identity_hash(identity: ConfigIdentity) -> str:
-    """A stable digest of every identity field: the Config natural key."""
-    payload = json.dumps(asdict(identity), sort_keys=True, separators=(",", ":"))
+    """A stable digest of the identity fields: the Config natural key.
+
+    The runner label is left out: one setup runs on many runners (`mi355x-amds_0`, `_1`), and
+    eval rows report it upper-cased, yet cells and evals of one setup must share a Config.
+    """
+    fields = asdict(identity)
+    del fields["runner_label"]
+    payload = json.dumps(fields, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -144,7 +164,9 @@ class Config(TimestampedModel):
     model_prefix = models.CharField(max_length=100, db_index=True)
     model = models.CharField(max_length=300, blank=True)
     hardware = models.CharField(max_length=100, db_index=True)
-    runner_label = models.CharField(max_length=200, blank=True)
+    runner_label = models.CharField(
+        max_length=200, blank=True, help_text="raw runner label as first seen"
+    )
     framework = models.CharField(max_length=100, db_index=True)
     precision = models.CharField(max_length=50, db_index=True)
     spec_method = models.CharField(max_length=50, default="none")
@@ -263,6 +285,9 @@ class Cell(TimestampedModel):
     num_requests_successful = models.PositiveIntegerField(null=True, blank=True)
     num_requests_errored = models.PositiveIntegerField(null=True, blank=True)
     extra_metrics = models.JSONField(default=dict, blank=True)
+    invalid_metrics = models.JSONField(
+        default=dict, blank=True, help_text="metric -> why the reported value was rejected"
+    )
 
     class Meta:
         constraints = [
@@ -402,3 +427,114 @@ class UnmappedValue(TimestampedModel):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.value}"
+
+
+class IngestJobState(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    SUCCEEDED = "succeeded"
+    PARTIAL = "partial"  # some artifacts failed
+    FAILED = "failed"
+
+
+ACTIVE_JOB_STATES = (IngestJobState.QUEUED, IngestJobState.RUNNING)
+
+
+class IngestJob(TimestampedModel):
+    """One request to ingest a run attempt from GitHub, with its progress and outcome."""
+
+    repository = models.CharField(max_length=200)
+    github_run_id = models.BigIntegerField(db_index=True)
+    run_attempt = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Empty: the latest attempt."
+    )
+    run = models.ForeignKey(
+        WorkflowRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="ingest_jobs"
+    )
+    state = models.CharField(
+        max_length=20, choices=IngestJobState.choices, default=IngestJobState.QUEUED
+    )
+    requested_by = models.CharField(max_length=200, help_text="who or what asked for it")
+    artifacts_total = models.PositiveIntegerField(default=0)
+    artifacts_done = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(default=dict, blank=True)
+    skipped = models.JSONField(default=list, blank=True, help_text="[{name, reason}]")
+    error = models.TextField(blank=True)
+    attempts = models.PositiveIntegerField(default=0, help_text="times a worker started it")
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # The lock: at most one queued or running job per run.
+            models.UniqueConstraint(
+                fields=["repository", "github_run_id"],
+                condition=Q(state__in=ACTIVE_JOB_STATES),
+                name="one_active_ingest_job_per_run",
+            )
+        ]
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return f"job {self.pk}: {self.repository} run {self.github_run_id} ({self.state})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.state in ACTIVE_JOB_STATES
+
+    @property
+    def progress_percent(self) -> int:
+        if not self.artifacts_total:
+            return 0
+        return round(100 * self.artifacts_done / self.artifacts_total)
+
+    @property
+    def duration_seconds(self) -> float | None:
+        if self.started_at and self.finished_at:
+            return (self.finished_at - self.started_at).total_seconds()
+        return None
+
+
+class WebhookDelivery(TimestampedModel):
+    """A GitHub webhook delivery id, kept so a redelivery is not processed twice."""
+
+    delivery_id = models.CharField(max_length=100, unique=True)
+    event = models.CharField(max_length=50)
+    action = models.CharField(max_length=50, blank=True)
+    job = models.ForeignKey(IngestJob, null=True, blank=True, on_delete=models.SET_NULL)
+
+    class Meta:
+        verbose_name_plural = "webhook deliveries"
+
+    def __str__(self) -> str:
+        return f"{self.event} {self.delivery_id}"
+
+
+class RunAuditEvent(models.Model):
+    """Who changed a run by hand, what, when and why. Rows are never edited."""
+
+    class Action(models.TextChoices):
+        HIDE = "hide"
+        UNHIDE = "unhide"
+        OVERRIDE_CONCLUSION = "override_conclusion"
+        PURGE = "purge"
+        REINGEST = "reingest"
+
+    at = models.DateTimeField(auto_now_add=True)
+    repository = models.CharField(max_length=200)
+    run_id = models.BigIntegerField(db_index=True)
+    run_attempt = models.PositiveIntegerField(null=True, blank=True)
+    action = models.CharField(max_length=30, choices=Action.choices)
+    actor = models.ForeignKey(
+        "auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_name = models.CharField(max_length=150)
+    reason = models.TextField(blank=True)
+    before = models.JSONField(default=dict, blank=True)
+    after = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-at"]
+
+    def __str__(self) -> str:
+        return f"{self.action} run {self.run_id} by {self.actor_name}"

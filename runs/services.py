@@ -1,0 +1,573 @@
+"""Writes to the runs store: upserting runs and ingesting their artifacts.
+
+Ingestion is two-phased. Reading and parsing every artifact happens first, outside any
+transaction, and a bad artifact only marks that artifact failed. Then everything the run's
+artifacts hold is written in one transaction, upserting on natural keys, so a second ingest of
+the same input changes nothing and a crash leaves nothing half-written.
+"""
+
+import hashlib
+import logging
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from runs.cache import data_generation_bump
+from runs.models import (
+    Artifact,
+    ArtifactState,
+    Cell,
+    CellStatus,
+    ChangelogEntry,
+    Config,
+    EvalResult,
+    Image,
+    RunAuditEvent,
+    RunStats,
+    ServerLog,
+    UnmappedValue,
+    WorkflowRun,
+    config_identity_hash,
+)
+from runs.parsing import classify_artifact, parse_artifact, read_artifact_files, wanted_members
+from runs.parsing.records import (
+    ArtifactError,
+    ArtifactKind,
+    ArtifactParse,
+    CellRecord,
+    ConfigIdentity,
+    EvalRecord,
+)
+
+logger = logging.getLogger(__name__)
+
+# Aggregates repeat the per-config artifacts; they only fill in what those did not bring.
+AGGREGATE_KINDS = {ArtifactKind.RESULTS_AGGREGATE, ArtifactKind.EVAL_AGGREGATE}
+
+
+@dataclass(frozen=True)
+class RunMetadata:
+    """What is known of one run attempt, from GitHub or from the command line."""
+
+    repository: str
+    run_id: int
+    run_attempt: int = 1
+    workflow_name: str = ""
+    workflow_path: str = ""
+    event: str = ""
+    head_sha: str = ""
+    head_branch: str = ""
+    pr_numbers: tuple[int, ...] = ()
+    status: str = "completed"
+    conclusion: str = ""
+    html_url: str = ""
+    created_at: datetime | None = None
+    started_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+def run_is_official(*, event: str, head_branch: str, workflow_path: str) -> bool:
+    """Official data is a push to main of the sweep workflow (any workflow when it is unknown)."""
+    if event != "push" or head_branch != "main":
+        return False
+    return not workflow_path or workflow_path.endswith(settings.GITHUB_SWEEP_WORKFLOW)
+
+
+def run_upsert(*, meta: RunMetadata) -> WorkflowRun:
+    """Create or refresh the run attempt; fields the input leaves empty keep their stored value."""
+    values = {
+        "workflow_name": meta.workflow_name,
+        "workflow_path": meta.workflow_path,
+        "event": meta.event,
+        "head_sha": meta.head_sha.lower(),
+        "head_branch": meta.head_branch,
+        "pr_numbers": list(meta.pr_numbers),
+        "status": meta.status,
+        "conclusion": meta.conclusion,
+        "html_url": meta.html_url,
+        "gh_created_at": meta.created_at,
+        "gh_started_at": meta.started_at,
+        "gh_updated_at": meta.updated_at,
+    }
+    run, created = WorkflowRun.objects.get_or_create(
+        repository=meta.repository,
+        run_id=meta.run_id,
+        run_attempt=meta.run_attempt,
+        defaults=values,
+    )
+    if not created:
+        changed = [
+            name
+            for name, value in values.items()
+            if value not in ("", [], None) and getattr(run, name) != value
+        ]
+        for name in changed:
+            setattr(run, name, values[name])
+        if changed:
+            run.save(update_fields=[*changed, "modified"])
+    official = run_is_official(
+        event=run.event, head_branch=run.head_branch, workflow_path=run.workflow_path
+    )
+    if run.is_official != official:
+        run.is_official = official
+        run.save(update_fields=["is_official", "modified"])
+    return run
+
+
+@dataclass(frozen=True)
+class ArtifactInput:
+    """An artifact to ingest: a zip, folder or single file on disk, or only its listing."""
+
+    name: str
+    path: Path | None
+    github_id: int | None = None
+    size_bytes: int | None = None
+    digest: str = ""
+    created_at: datetime | None = None
+    expires_at: datetime | None = None
+    expired: bool = False
+    download_error: str = ""
+
+
+@dataclass
+class ArtifactOutcome:
+    name: str
+    state: str
+    message: str = ""
+    counts: Counter = field(default_factory=Counter)
+
+
+@dataclass
+class IngestReport:
+    """What one ingest did, artifact by artifact, with totals per record kind and change."""
+
+    run: WorkflowRun
+    artifacts: list[ArtifactOutcome] = field(default_factory=list)
+    totals: Counter = field(default_factory=Counter)
+
+    @property
+    def failed(self) -> list[ArtifactOutcome]:
+        return [outcome for outcome in self.artifacts if outcome.state == ArtifactState.FAILED]
+
+
+def artifact_content_digest(path: Path) -> str:
+    """sha256 of a zip or single file, or of a folder's relative paths and contents."""
+    digest = hashlib.sha256()
+    if path.is_dir():
+        for member in sorted(p for p in path.rglob("*") if p.is_file()):
+            digest.update(str(member.relative_to(path)).encode())
+            digest.update(b"\0")
+            digest.update(member.read_bytes())
+            digest.update(b"\0")
+    else:
+        with path.open("rb") as stream:
+            for chunk in iter(lambda: stream.read(1 << 20), b""):
+                digest.update(chunk)
+    return digest.hexdigest()
+
+
+@dataclass
+class _Prepared:
+    """One artifact after the read-and-parse phase."""
+
+    source: ArtifactInput
+    kind: ArtifactKind
+    digest: str
+    parse: ArtifactParse | None = None
+    error: str = ""
+    skip_reason: str = ""
+
+
+def _artifact_prepare(*, source: ArtifactInput, previous: Artifact | None) -> _Prepared:
+    kind, _ = classify_artifact(source.name)
+    if source.expired:
+        return _Prepared(source, kind, source.digest, skip_reason="artifact expired")
+    if source.path is None:
+        error = source.download_error or "artifact was not downloaded"
+        return _Prepared(source, kind, source.digest, error=error)
+    try:
+        digest = source.digest or artifact_content_digest(source.path)
+    except OSError as exc:
+        return _Prepared(source, kind, source.digest, error=f"cannot read {source.path}: {exc}")
+    if (
+        previous is not None
+        and previous.state in (ArtifactState.INGESTED, ArtifactState.SKIPPED)
+        and previous.digest == digest
+    ):
+        return _Prepared(source, kind, digest, skip_reason="already ingested")
+    try:
+        files = read_artifact_files(
+            source.path,
+            wanted=wanted_members(kind),
+            max_unzipped_bytes=settings.MAX_UNZIPPED_BYTES,
+            max_members=settings.MAX_ZIP_MEMBERS,
+        )
+        parse = parse_artifact(source.name, files)
+    except ArtifactError as exc:
+        return _Prepared(source, kind, digest, error=str(exc))
+    return _Prepared(source, kind, digest, parse=parse, skip_reason=parse.skipped_reason)
+
+
+def run_ingest_artifacts(*, run: WorkflowRun, sources: Iterable[ArtifactInput]) -> IngestReport:
+    """Read, parse and store a run's artifacts; the whole write is one transaction."""
+    existing = {
+        (artifact.github_id, artifact.name if artifact.github_id is None else ""): artifact
+        for artifact in run.artifacts.all()
+    }
+
+    def previous_of(source: ArtifactInput) -> Artifact | None:
+        key = (source.github_id, source.name if source.github_id is None else "")
+        return existing.get(key)
+
+    prepared = [
+        _artifact_prepare(source=source, previous=previous_of(source)) for source in sources
+    ]
+    # Per-config artifacts first, so the aggregates only fill gaps.
+    prepared.sort(key=lambda item: (item.kind in AGGREGATE_KINDS, item.source.name))
+
+    report = IngestReport(run=run)
+    with transaction.atomic():
+        writer = _RunWriter(run=run)
+        for item in prepared:
+            if item.skip_reason == "already ingested":
+                report.artifacts.append(
+                    ArtifactOutcome(item.source.name, ArtifactState.SKIPPED, item.skip_reason)
+                )
+                report.totals["artifacts_unchanged"] += 1
+                continue
+            artifact = _artifact_record(run=run, item=item, previous=previous_of(item.source))
+            outcome = ArtifactOutcome(item.source.name, artifact.state, artifact.error)
+            if artifact.row_errors:
+                outcome.message = f"{len(artifact.row_errors)} rows left out: " + "; ".join(
+                    artifact.row_errors[:3]
+                )
+            if item.parse is not None and not item.skip_reason:
+                outcome.counts = writer.write(
+                    artifact=artifact,
+                    parse=item.parse,
+                    fill_only=item.kind in AGGREGATE_KINDS,
+                )
+                artifact.state = ArtifactState.INGESTED
+                artifact.save(update_fields=["state", "modified"])
+                outcome.state = artifact.state
+            elif item.skip_reason:
+                outcome.message = item.skip_reason
+            report.artifacts.append(outcome)
+            report.totals.update(outcome.counts)
+            report.totals[f"artifacts_{outcome.state}"] += 1
+        transaction.on_commit(data_generation_bump)
+    return report
+
+
+def _artifact_record(*, run: WorkflowRun, item: _Prepared, previous: Artifact | None) -> Artifact:
+    source = item.source
+    if item.error:
+        state = ArtifactState.FAILED
+    elif item.skip_reason:
+        state = ArtifactState.SKIPPED
+    else:
+        state = ArtifactState.PARSED
+    artifact = previous or Artifact(run=run, github_id=source.github_id, name=source.name)
+    artifact.name = source.name
+    artifact.kind = item.kind
+    artifact.size_bytes = source.size_bytes
+    artifact.digest = item.digest
+    artifact.gh_created_at = source.created_at
+    artifact.expires_at = source.expires_at
+    artifact.expired = source.expired
+    artifact.state = state
+    artifact.error = item.error or (item.skip_reason if state == ArtifactState.SKIPPED else "")
+    artifact.row_errors = list(item.parse.row_errors) if item.parse else []
+    artifact.processed_at = timezone.now()
+    artifact.save()
+    return artifact
+
+
+def image_reference_split(reference: str) -> dict[str, str]:
+    """Split `registry/repo/name:tag@digest`; docker.io is implied when no registry is named."""
+    rest, _, digest = reference.partition("@")
+    name, tag = rest, ""
+    last_slash = rest.rfind("/")
+    if rest.rfind(":") > last_slash:
+        name, _, tag = rest.rpartition(":")
+    first, _, remainder = name.partition("/")
+    if remainder and ("." in first or ":" in first or first == "localhost"):
+        registry, repository = first, remainder
+    else:
+        registry, repository = "docker.io", name
+    return {"registry": registry, "repository": repository, "tag": tag, "digest": digest}
+
+
+class _RunWriter:
+    """Upserts the records of one run's artifacts, caching lookups for the whole ingest."""
+
+    def __init__(self, *, run: WorkflowRun):
+        self.run = run
+        self.configs: dict[str, Config] = {}
+        self.images: dict[str, Image] = {}
+        self.cells = {
+            (cell.config_id, cell.scenario, cell.concurrency, cell.recipe_fingerprint): cell
+            for cell in Cell.objects.filter(run=run)
+        }
+        self.evals = {
+            (ev.config_id, ev.task, ev.scenario, ev.concurrency): ev
+            for ev in EvalResult.objects.filter(run=run)
+        }
+
+    def write(self, *, artifact: Artifact, parse: ArtifactParse, fill_only: bool) -> Counter:
+        counts: Counter = Counter()
+        for record in parse.cells:
+            counts[f"cells_{self._cell_upsert(record, artifact, fill_only)}"] += 1
+        for record in parse.evals:
+            counts[f"evals_{self._eval_upsert(record, artifact, fill_only)}"] += 1
+        for stats in parse.run_stats:
+            _, created = RunStats.objects.update_or_create(
+                run=self.run,
+                runner_label=stats.runner_label,
+                defaults={
+                    "hardware": stats.hardware,
+                    "n_success": stats.n_success,
+                    "total": stats.total,
+                },
+            )
+            counts["run_stats_created" if created else "run_stats_updated"] += 1
+        for entry in parse.changelog:
+            _, created = ChangelogEntry.objects.update_or_create(
+                run=self.run,
+                position=entry.position,
+                defaults={
+                    "config_keys": list(entry.config_keys),
+                    "description": list(entry.description),
+                    "pr_link": entry.pr_link,
+                    "evals_only": entry.evals_only,
+                    "all_evals": entry.all_evals,
+                    "append_only": entry.append_only,
+                    "scenario_types": list(entry.scenario_types),
+                    "base_ref": entry.base_ref,
+                    "head_ref": entry.head_ref,
+                },
+            )
+            counts["changelog_created" if created else "changelog_updated"] += 1
+        for log in parse.server_logs:
+            ServerLog.objects.update_or_create(
+                artifact=artifact,
+                path=log.path,
+                defaults={
+                    "run": self.run,
+                    "result_name": log.result_name,
+                    "size_bytes": log.size_bytes,
+                    "text": log.text,
+                },
+            )
+            counts["server_logs"] += 1
+        for unmapped in parse.unmapped:
+            _, created = UnmappedValue.objects.get_or_create(
+                kind=unmapped.kind,
+                value=unmapped.value[:300],
+                run=self.run,
+                defaults={"artifact": artifact, "where": unmapped.where[:1000]},
+            )
+            counts["unmapped_values"] += created
+        return counts
+
+    def _config(self, identity: ConfigIdentity) -> Config:
+        key = config_identity_hash(identity)
+        if key not in self.configs:
+            self.configs[key], _ = Config.objects.get_or_create(
+                identity_hash=key, defaults=vars(identity)
+            )
+        return self.configs[key]
+
+    def _image(self, reference: str) -> Image | None:
+        if not reference:
+            return None
+        if reference not in self.images:
+            self.images[reference], _ = Image.objects.get_or_create(
+                reference=reference, defaults=image_reference_split(reference)
+            )
+        return self.images[reference]
+
+    def _cell_upsert(self, record: CellRecord, artifact: Artifact, fill_only: bool) -> str:
+        config = self._config(record.config)
+        image = self._image(record.image)
+        key = (config.pk, record.scenario, record.concurrency, record.recipe_fingerprint)
+        values = {
+            "image_id": image.pk if image else None,
+            "artifact_id": artifact.pk,
+            "result_name": record.result_name,
+            "isl": record.isl,
+            "osl": record.osl,
+            "status": CellStatus.FAILED if record.failure_reason else CellStatus.OK,
+            "failure_reason": record.failure_reason,
+            "extra_metrics": record.extra_metrics,
+            "invalid_metrics": record.invalid_metrics,
+            **record.metrics,
+        }
+        cell = self.cells.get(key)
+        if cell is None:
+            cell = Cell.objects.create(
+                run=self.run,
+                config=config,
+                scenario=record.scenario,
+                concurrency=record.concurrency,
+                recipe_fingerprint=record.recipe_fingerprint,
+                **values,
+            )
+            self.cells[key] = cell
+            return "created"
+        return _changed_fields_save(cell, values, fill_only=fill_only)
+
+    def _eval_upsert(self, record: EvalRecord, artifact: Artifact, fill_only: bool) -> str:
+        config = self._config(record.config)
+        image = self._image(record.image)
+        key = (config.pk, record.task, record.scenario, record.concurrency)
+        values = {
+            "image_id": image.pk if image else None,
+            "artifact_id": artifact.pk,
+            "n_shot": record.n_shot,
+            "isl": record.isl,
+            "osl": record.osl,
+            "em_strict": record.em_strict,
+            "em_strict_se": record.em_strict_se,
+            "em_flexible": record.em_flexible,
+            "em_flexible_se": record.em_flexible_se,
+            "n_eff": record.n_eff,
+            "score": record.score,
+            "score_name": record.score_name,
+            "score_se": record.score_se,
+            "lm_eval_version": record.lm_eval_version,
+            "source": record.source[:1000],
+        }
+        result = self.evals.get(key)
+        if result is None:
+            result = EvalResult.objects.create(
+                run=self.run,
+                config=config,
+                task=record.task,
+                scenario=record.scenario,
+                concurrency=record.concurrency,
+                **values,
+            )
+            self.evals[key] = result
+            return "created"
+        return _changed_fields_save(result, values, fill_only=fill_only)
+
+
+def _changed_fields_save(instance, values: Mapping[str, object], *, fill_only: bool) -> str:
+    """Save only what differs; in fill-only mode (aggregates) existing rows are left alone."""
+    if fill_only:
+        return "unchanged"
+    changed = [name for name, value in values.items() if getattr(instance, name) != value]
+    if not changed:
+        return "unchanged"
+    for name in changed:
+        setattr(instance, name, values[name])
+    instance.save(update_fields=[*changed, "modified"])
+    return "updated"
+
+
+def artifact_inputs_from_paths(paths: Iterable[Path]) -> list[ArtifactInput]:
+    """Artifacts on disk: a zip is named `<artifact>.zip`, a folder or plain file by its name."""
+    inputs = []
+    for path in paths:
+        name = path.name[: -len(".zip")] if path.suffix == ".zip" and path.is_file() else path.name
+        size = path.stat().st_size if path.is_file() else None
+        inputs.append(ArtifactInput(name=name, path=path, size_bytes=size))
+    return inputs
+
+
+# Hand-made changes to runs: one atomic function per change, each writing its audit row.
+
+
+def _run_audit(*, run: WorkflowRun, action: str, actor, reason: str, before, after) -> None:
+    RunAuditEvent.objects.create(
+        repository=run.repository,
+        run_id=run.run_id,
+        run_attempt=run.run_attempt,
+        action=action,
+        actor=actor if getattr(actor, "pk", None) else None,
+        actor_name=getattr(actor, "username", "") or str(actor),
+        reason=reason,
+        before=before,
+        after=after,
+    )
+
+
+def _reason_required(reason: str) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ValueError("a reason is required")
+    return reason
+
+
+@transaction.atomic
+def run_hide(*, run: WorkflowRun, actor, reason: str) -> WorkflowRun:
+    """Take a run off the official curves; the reason is shown on the run page."""
+    reason = _reason_required(reason)
+    run = WorkflowRun.objects.select_for_update().get(pk=run.pk)
+    before = {"hidden_from_official": run.hidden_from_official, "hidden_reason": run.hidden_reason}
+    run.hidden_from_official, run.hidden_reason = True, reason
+    run.save(update_fields=["hidden_from_official", "hidden_reason", "modified"])
+    after = {"hidden_from_official": True, "hidden_reason": reason}
+    _run_audit(run=run, action="hide", actor=actor, reason=reason, before=before, after=after)
+    transaction.on_commit(data_generation_bump)
+    return run
+
+
+@transaction.atomic
+def run_unhide(*, run: WorkflowRun, actor, reason: str) -> WorkflowRun:
+    reason = _reason_required(reason)
+    run = WorkflowRun.objects.select_for_update().get(pk=run.pk)
+    before = {"hidden_from_official": run.hidden_from_official, "hidden_reason": run.hidden_reason}
+    run.hidden_from_official, run.hidden_reason = False, ""
+    run.save(update_fields=["hidden_from_official", "hidden_reason", "modified"])
+    after = {"hidden_from_official": False, "hidden_reason": ""}
+    _run_audit(run=run, action="unhide", actor=actor, reason=reason, before=before, after=after)
+    transaction.on_commit(data_generation_bump)
+    return run
+
+
+@transaction.atomic
+def run_conclusion_override(
+    *, run: WorkflowRun, conclusion: str, actor, reason: str
+) -> WorkflowRun:
+    """Override GitHub's conclusion (empty string: back to GitHub's)."""
+    reason = _reason_required(reason)
+    run = WorkflowRun.objects.select_for_update().get(pk=run.pk)
+    before = {"conclusion_override": run.conclusion_override}
+    run.conclusion_override = conclusion.strip()[:30]
+    run.save(update_fields=["conclusion_override", "modified"])
+    _run_audit(
+        run=run,
+        action="override_conclusion",
+        actor=actor,
+        reason=reason,
+        before=before,
+        after={"conclusion_override": run.conclusion_override},
+    )
+    transaction.on_commit(data_generation_bump)
+    return run
+
+
+@transaction.atomic
+def run_purge(*, run: WorkflowRun, actor, reason: str) -> dict[str, int]:
+    """Delete a run attempt and everything that came from it; returns the deleted counts."""
+    reason = _reason_required(reason)
+    run = WorkflowRun.objects.select_for_update().get(pk=run.pk)
+    before = {
+        "cells": run.cells.count(),
+        "evals": run.evals.count(),
+        "artifacts": run.artifacts.count(),
+        "conclusion": run.conclusion,
+        "head_sha": run.head_sha,
+    }
+    _run_audit(run=run, action="purge", actor=actor, reason=reason, before=before, after={})
+    _, deleted = run.delete()
+    transaction.on_commit(data_generation_bump)
+    return deleted
