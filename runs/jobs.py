@@ -203,6 +203,15 @@ def _job_execute(job: IngestJob, client: github.ActionsClient) -> IngestJob:
     job.finished_at = timezone.now()
     job.save()
     logger.info("ingest job %s finished: %s %s", job.pk, job.state, job.counts)
+    run.refresh_from_db()
+    if run.reused_run_id and run.source_run_id is None:
+        # The measurements live in the reused PR run: fetch it too; the link follows.
+        ingest_job_request(
+            repository=run.repository,
+            run_id=run.reused_run_id,
+            run_attempt=run.reused_run_attempt,
+            requested_by=f"reuse by run {run.run_id}",
+        )
     return job
 
 

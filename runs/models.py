@@ -48,6 +48,10 @@ class WorkflowRun(TimestampedModel):
     conclusion_override = models.CharField(
         max_length=30, blank=True, help_text="Set by an admin; wins over GitHub's conclusion."
     )
+    reused_run_id = models.BigIntegerField(
+        null=True, blank=True, help_text="The PR run whose measurements this merge run reused."
+    )
+    reused_run_attempt = models.PositiveIntegerField(null=True, blank=True)
     source_run = models.ForeignKey(
         "self",
         null=True,

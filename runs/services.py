@@ -117,7 +117,40 @@ def run_upsert(*, meta: RunMetadata) -> WorkflowRun:
     if run.is_official != official:
         run.is_official = official
         run.save(update_fields=["is_official", "modified"])
+    _reusing_runs_link(source=run)
     return run
+
+
+def _reusing_runs_link(*, source: WorkflowRun) -> None:
+    """Merge runs that declared this run as the one they reused now point at it."""
+    waiting = WorkflowRun.objects.filter(
+        repository=source.repository, reused_run_id=source.run_id, source_run__isnull=True
+    )
+    waiting.filter(reused_run_attempt=source.run_attempt).update(source_run=source)
+    latest = source.run_attempt == max(
+        WorkflowRun.objects.filter(repository=source.repository, run_id=source.run_id).values_list(
+            "run_attempt", flat=True
+        )
+    )
+    if latest:
+        waiting.filter(reused_run_attempt__isnull=True).update(source_run=source)
+
+
+def run_reuse_link(*, run: WorkflowRun, reused_run_id: int, reused_attempt: int | None) -> None:
+    """Record that `run` (a merge) took its measurements from another run and attempt; link
+    it now when that run is stored, or as soon as it is ingested."""
+    source = (
+        WorkflowRun.objects.filter(repository=run.repository, run_id=reused_run_id)
+        .filter(**({"run_attempt": reused_attempt} if reused_attempt else {}))
+        .order_by("-run_attempt")
+        .first()
+    )
+    run.reused_run_id, run.reused_run_attempt, run.source_run = (
+        reused_run_id,
+        reused_attempt,
+        source,
+    )
+    run.save(update_fields=["reused_run_id", "reused_run_attempt", "source_run", "modified"])
 
 
 @dataclass(frozen=True)
@@ -261,6 +294,9 @@ def run_ingest_artifacts(*, run: WorkflowRun, sources: Iterable[ArtifactInput]) 
             report.artifacts.append(outcome)
             report.totals.update(outcome.counts)
             report.totals[f"artifacts_{outcome.state}"] += 1
+            if item.parse is not None and item.parse.reused_run is not None:
+                reused_run_id, reused_attempt = item.parse.reused_run
+                run_reuse_link(run=run, reused_run_id=reused_run_id, reused_attempt=reused_attempt)
         transaction.on_commit(data_generation_bump)
     return report
 

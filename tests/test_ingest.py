@@ -237,3 +237,41 @@ def _call(*args) -> str:
     out = StringIO()
     call_command(*args, stdout=out)
     return out.getvalue()
+
+
+def changelog_zip(folder: Path, **top_level) -> Path:
+    document = {"base_ref": "main~1", "head_ref": "main", "entries": [], **top_level}
+    return write_zip(
+        folder, "changelog-metadata", {"changelog_metadata.json": json.dumps(document)}
+    )
+
+
+def test_a_merge_run_that_reused_a_stored_pr_run_links_to_it(tmp_path):
+    pr_run = run_for(run_id=10, event="pull_request", head_branch="feature")
+    ingest(pr_run, [bmk_zip(tmp_path, 4)])
+    merge = run_for(run_id=11, event="push", head_branch="main")
+    ingest(merge, [changelog_zip(tmp_path, **{"reuse-sweep-run": 10})])
+    merge.refresh_from_db()
+    assert merge.source_run == pr_run
+    assert merge.cells.count() == 0
+    assert Cell.objects.get().run == pr_run  # the measurement keeps its origin
+
+
+def test_a_merge_ingested_before_its_source_is_linked_when_the_source_arrives(tmp_path):
+    merge = run_for(run_id=21, event="push", head_branch="main")
+    ingest(merge, [changelog_zip(tmp_path, reused_run_id=20, reused_run_attempt=2)])
+    merge.refresh_from_db()
+    assert (merge.reused_run_id, merge.reused_run_attempt, merge.source_run) == (20, 2, None)
+    run_for(run_id=20)  # attempt 1 is not the one reused
+    merge.refresh_from_db()
+    assert merge.source_run is None
+    source = run_upsert(meta=RunMetadata(repository="o/r", run_id=20, run_attempt=2))
+    merge.refresh_from_db()
+    assert merge.source_run == source
+
+
+def test_ingest_artifacts_command_records_a_reuse(tmp_path):
+    source = run_for(run_id=30)
+    _call("ingest_artifacts", str(changelog_zip(tmp_path)), "--run-id", "31", "--repo", "o/r",
+          "--reused-run", "30")  # fmt: skip
+    assert WorkflowRun.objects.get(run_id=31).source_run == source

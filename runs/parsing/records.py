@@ -176,6 +176,8 @@ class ArtifactParse:
     # rows (of an aggregate, a changelog or run stats) or eval concurrencies left out, with why;
     # the rest of the artifact is still ingested
     row_errors: list[str] = field(default_factory=list)
+    # A merge run that reused a PR run's measurements names it (run id, attempt or None).
+    reused_run: tuple[int, int | None] | None = None
 
 
 class ArtifactError(Exception):

@@ -90,6 +90,7 @@ def parse_changelog(artifact: str, result_name: str, files: Mapping[str, bytes])
         raise ArtifactError(f"{document.where}: field 'entries': expected a list")
     base_ref, head_ref = document.text("base_ref"), document.text("head_ref")
     parse = ArtifactParse(kind=ArtifactKind.CHANGELOG, result_name=result_name)
+    parse.reused_run = _reused_run(document)
     for position, raw_entry in enumerate(entries):
         try:
             entry = RowReader(raw_entry, where=f"{document.where} entry {position}")
@@ -101,3 +102,21 @@ def parse_changelog(artifact: str, result_name: str, files: Mapping[str, bytes])
             continue
         parse.changelog.append(record)
     return parse
+
+
+# Keys under which a merge run's changelog metadata may name the PR run it reused
+# (`/reuse-sweep-run <run id>`), in the spellings the producer has used.
+REUSED_RUN_KEYS = ("reuse-sweep-run", "reused-run-id", "reused_run_id", "source_run_id")
+REUSED_ATTEMPT_KEYS = ("reused-run-attempt", "reused_run_attempt", "source_run_attempt")
+
+
+def _reused_run(document: RowReader) -> tuple[int, int | None] | None:
+    for key in REUSED_RUN_KEYS:
+        if document.has(key):
+            run_id = document.integer(key, required=True, minimum=1)
+            attempt = next(
+                (document.integer(k, minimum=1) for k in REUSED_ATTEMPT_KEYS if document.has(k)),
+                None,
+            )
+            return run_id, attempt
+    return None

@@ -298,3 +298,18 @@ def test_admin_hide_action_asks_for_a_reason(client, admin_user):
     run.refresh_from_db()
     assert run.hidden_reason == "broken GPU"
     assert RunAuditEvent.objects.get().reason == "broken GPU"
+
+
+def test_a_merge_run_that_reused_a_pr_run_fetches_and_links_it(github_ready):
+    merge_id = RUN_ID + 1
+    github_ready.add_run(merge_id)
+    changelog = {"base_ref": "a", "head_ref": "b", "entries": [], "reuse-sweep-run": RUN_ID}
+    github_ready.add_artifact(
+        merge_id, "changelog-metadata", zip_of({"changelog_metadata.json": changelog}),
+        expires_at=LATER,
+    )  # fmt: skip
+    call_command("ingest_run", str(merge_id), stdout=io.StringIO())
+    merge = WorkflowRun.objects.get(run_id=merge_id)
+    source = WorkflowRun.objects.get(run_id=RUN_ID)
+    assert merge.source_run == source and merge.is_official
+    assert source.cells.count() == 5 and merge.cells.count() == 0

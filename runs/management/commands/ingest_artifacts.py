@@ -9,6 +9,7 @@ from runs.services import (
     RunMetadata,
     artifact_inputs_from_paths,
     run_ingest_artifacts,
+    run_reuse_link,
     run_upsert,
 )
 
@@ -25,6 +26,10 @@ class Command(BaseCommand):
         parser.add_argument("--sha", default="")
         parser.add_argument("--event", default="")
         parser.add_argument("--workflow-path", default="")
+        parser.add_argument(
+            "--reused-run", type=int, default=None, help="run id whose measurements a merge reused"
+        )
+        parser.add_argument("--reused-attempt", type=int, default=None)
 
     def handle(self, *args, **options):
         missing = [str(path) for path in options["paths"] if not path.exists()]
@@ -45,6 +50,12 @@ class Command(BaseCommand):
                 workflow_path=options["workflow_path"],
             )
         )
+        if options["reused_run"]:
+            run_reuse_link(
+                run=run,
+                reused_run_id=options["reused_run"],
+                reused_attempt=options["reused_attempt"],
+            )
         report = run_ingest_artifacts(run=run, sources=artifact_inputs_from_paths(options["paths"]))
         self.report_print(report)
 
