@@ -5,6 +5,7 @@ eagerly, a local-memory cache. DATABASE_URL switches to PostgreSQL and REDIS_URL
 Celery broker and cache.
 """
 
+import os
 from pathlib import Path
 
 import environ
@@ -78,8 +79,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL;"}
     )
-    # A file, not memory, so a Celery worker started by the tests can share the test database.
-    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / ".test-db.sqlite3")}
+    # A file, not memory, so a Celery worker started by the tests can share the test database;
+    # one per test process, so two test runs never share one.
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")
@@ -105,6 +107,11 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "infx_site.staticfinders.PackagedFilesFinder",
+]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
@@ -142,14 +149,18 @@ GITHUB_TOKEN = env.str("GITHUB_TOKEN", default="")
 GITHUB_REPOSITORY = env.str("GITHUB_REPOSITORY", default="SemiAnalysisAI/InferenceX")
 GITHUB_WEBHOOK_SECRET = env.str("GITHUB_WEBHOOK_SECRET", default="")
 GITHUB_SWEEP_WORKFLOW = env.str("GITHUB_SWEEP_WORKFLOW", default="run-sweep.yml")
+# Artifact downloads under way at once per job; small, to stay clear of secondary rate limits.
+GITHUB_DOWNLOAD_CONCURRENCY = env.int("GITHUB_DOWNLOAD_CONCURRENCY", default=4)
 
 # Artifact safety limits (bytes): a download and what a zip may expand to.
 MAX_ARTIFACT_BYTES = env.int("MAX_ARTIFACT_BYTES", default=512 * 1024 * 1024)
 MAX_UNZIPPED_BYTES = env.int("MAX_UNZIPPED_BYTES", default=1024 * 1024 * 1024)
 MAX_ZIP_MEMBERS = env.int("MAX_ZIP_MEMBERS", default=10_000)
 
+# The REST API: reads are public unless API_READ_REQUIRES_AUTH; writes need a token.
+API_READ_REQUIRES_AUTH = env.bool("API_READ_REQUIRES_AUTH", default=False)
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "runs.api.ApiSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
@@ -157,6 +168,18 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
+    "DEFAULT_PERMISSION_CLASSES": ["runs.permissions.PublicReadOrAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env.str("API_THROTTLE_ANON", default="120/min"),
+        "user": env.str("API_THROTTLE_USER", default="1200/min"),
+    },
+    # Proxies in front of the service; None trusts X-Forwarded-For as is (DRF's default).
+    "NUM_PROXIES": env.int("API_NUM_PROXIES", default=None),
+    "EXCEPTION_HANDLER": "runs.api.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "InferenceX dashboard API",
@@ -165,6 +188,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No validator badge: Swagger UI would send the schema URL to validator.swagger.io.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # runs.api_urls' id converter: digits that fit a BIGINT.
+    "PATH_CONVERTER_OVERRIDES": {
+        "db_id": {"type": "integer", "format": "int64", "minimum": 0, "maximum": 10**18 - 1}
+    },
 }
 
 LOGGING = {

@@ -10,6 +10,7 @@ from runs.models import (
     ChangelogEntry,
     Config,
     EvalResult,
+    EvalThreshold,
     Image,
     IngestJob,
     RunAuditEvent,
@@ -253,3 +254,10 @@ class RunAuditEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(EvalThreshold)
+class EvalThresholdAdmin(admin.ModelAdmin):
+    list_display = ("task", "model_prefix", "threshold")
+    list_filter = ("task",)
+    search_fields = ("task", "model_prefix")

@@ -8,6 +8,7 @@ import hashlib
 import json
 from dataclasses import asdict
 
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
@@ -464,6 +465,9 @@ class IngestJob(TimestampedModel):
     counts = models.JSONField(default=dict, blank=True)
     skipped = models.JSONField(default=list, blank=True, help_text="[{name, reason}]")
     error = models.TextField(blank=True)
+    timings = models.JSONField(
+        default=dict, blank=True, help_text="seconds spent listing, downloading and storing"
+    )
     attempts = models.PositiveIntegerField(default=0, help_text="times a worker started it")
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -542,3 +546,27 @@ class RunAuditEvent(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} run {self.run_id} by {self.actor_name}"
+
+
+class EvalThreshold(TimestampedModel):
+    """The lowest exact-match score that passes an eval task, for one model prefix or all."""
+
+    DEFAULT_PREFIX = ""
+
+    model_prefix = models.CharField(
+        max_length=100, blank=True, help_text="Empty: the default for every model."
+    )
+    task = models.CharField(max_length=100)
+    threshold = models.FloatField(
+        validators=[MinValueValidator(0.0), MaxValueValidator(1.0)],
+        help_text="A score passes when it is at least this.",
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["model_prefix", "task"], name="uniq_eval_threshold")
+        ]
+        ordering = ["task", "model_prefix"]
+
+    def __str__(self) -> str:
+        return f"{self.model_prefix or 'default'} {self.task} >= {self.threshold}"

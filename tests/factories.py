@@ -2,7 +2,7 @@
 
 import factory
 
-from runs.models import Cell, Config, WorkflowRun, config_identity_hash
+from runs.models import Cell, Config, Image, WorkflowRun, config_identity_hash
 from runs.parsing.records import ConfigIdentity
 
 
@@ -63,3 +63,41 @@ class CellFactory(factory.django.DjangoModelFactory):
     tput_per_gpu = 1000.0
     median_e2el = 10.0
     p90_e2el = 12.0
+
+
+class ImageFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Image
+        django_get_or_create = ("reference",)
+
+    reference = factory.Sequence(lambda n: f"lmsysorg/sglang:v0.5.{n}")
+    repository = factory.LazyAttribute(lambda o: o.reference.split(":")[0])
+    tag = factory.LazyAttribute(lambda o: o.reference.partition(":")[2])
+
+
+class EvalResultFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "runs.EvalResult"  # by label, so this append leaves the imports alone
+
+    run = factory.SubFactory(WorkflowRunFactory)
+    config = factory.SubFactory(ConfigFactory)
+    task = "gsm8k"
+    n_shot = 5
+    concurrency = factory.Sequence(lambda n: 2 ** (n % 9))
+    scenario = "1k1k"
+    em_strict = 0.95
+    em_strict_se = 0.005
+    em_flexible = 0.95
+    em_flexible_se = 0.005
+    n_eff = 1319
+    score = factory.SelfAttribute("em_strict")
+    score_name = "em_strict"
+
+
+class IngestJobFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = "runs.IngestJob"
+
+    repository = "SemiAnalysisAI/InferenceX"
+    github_run_id = factory.Sequence(lambda n: 31_000_000_000 + n)
+    requested_by = "test"

@@ -11,3 +11,9 @@ def test_home_page_renders_without_runs(client):
 @pytest.mark.django_db
 def test_healthz_answers_ok(client):
     assert client.get("/healthz").json() == {"status": "ok"}
+
+
+def test_plotly_is_served_from_the_installed_package(client):
+    response = client.get("/static/vendor/plotly.min.js")
+    assert response.status_code == 200
+    assert b"plotly" in b"".join(response.streaming_content)[:2000].lower()
