@@ -9,8 +9,11 @@ transaction. A worker killed midway leaves the job running; the redelivered task
 
 import logging
 import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -27,6 +30,9 @@ from runs.parsing.records import ArtifactKind
 from runs.services import ArtifactInput, RunMetadata, run_ingest_artifacts, run_upsert
 
 logger = logging.getLogger(__name__)
+
+# Progress is a UPDATE (and a commit) per save: often enough for a live page, no more.
+PROGRESS_SAVE_SECONDS = 0.5
 
 # Kinds whose files the parsers never read: listed as skipped, never downloaded.
 UNREAD_KINDS = {ArtifactKind.AGENTIC_RAW, ArtifactKind.GPU_METRICS, ArtifactKind.UNKNOWN}
@@ -152,7 +158,9 @@ def _job_execute(job: IngestJob, client: github.ActionsClient) -> IngestJob:
     job.run_attempt = info.attempt
     job.save(update_fields=["run", "run_attempt", "modified"])
 
+    started = time.monotonic()
     listed = client.run_artifacts_list(repo=job.repository, run_id=job.github_run_id)
+    job.timings = {"list_seconds": round(time.monotonic() - started, 3)}
     latest_attempt = info.attempt == max(info.attempt, job.run_attempt or 0)
     selected = artifacts_select(
         listed, attempt_ended_at=None if latest_attempt else info.updated_at
@@ -181,15 +189,15 @@ def _job_execute(job: IngestJob, client: github.ActionsClient) -> IngestJob:
     job.artifacts_total = len(to_fetch)
     job.artifacts_done = 0
     job.skipped = skipped
-    job.save(update_fields=["artifacts_total", "artifacts_done", "skipped", "modified"])
+    job.save(update_fields=["artifacts_total", "artifacts_done", "skipped", "timings", "modified"])
 
     with tempfile.TemporaryDirectory(prefix=f"infx-job-{job.pk}-") as tmp:
-        sources = expired
-        for artifact in to_fetch:
-            sources.append(_artifact_fetch(client, job=job, artifact=artifact, folder=Path(tmp)))
-            job.artifacts_done += 1
-            job.save(update_fields=["artifacts_done", "modified"])
-        report = run_ingest_artifacts(run=run, sources=sources)
+        started = time.monotonic()
+        downloaded = _artifacts_download(client, job=job, artifacts=to_fetch, folder=Path(tmp))
+        job.timings["download_seconds"] = round(time.monotonic() - started, 3)
+        started = time.monotonic()
+        report = run_ingest_artifacts(run=run, sources=expired + downloaded)
+        job.timings["store_seconds"] = round(time.monotonic() - started, 3)
 
     job.counts = dict(report.totals)
     job.skipped = skipped + [
@@ -213,6 +221,29 @@ def _job_execute(job: IngestJob, client: github.ActionsClient) -> IngestJob:
             requested_by=f"reuse by run {run.run_id}",
         )
     return job
+
+
+def _artifacts_download(
+    client: github.ActionsClient, *, job: IngestJob, artifacts: list, folder: Path
+) -> list[ArtifactInput]:
+    """Download a few artifacts at a time (a small number, to stay clear of GitHub's secondary
+    limits), saving the job's progress at most every PROGRESS_SAVE_SECONDS."""
+    results: dict[int, ArtifactInput] = {}
+    last_save = time.monotonic()
+    workers = max(1, settings.GITHUB_DOWNLOAD_CONCURRENCY)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="artifact") as pool:
+        futures = {
+            pool.submit(_artifact_fetch, client, job=job, artifact=artifact, folder=folder): index
+            for index, artifact in enumerate(artifacts)
+        }
+        for future in as_completed(futures):
+            results[futures[future]] = future.result()
+            job.artifacts_done += 1
+            if time.monotonic() - last_save >= PROGRESS_SAVE_SECONDS:
+                job.save(update_fields=["artifacts_done", "modified"])
+                last_save = time.monotonic()
+    job.save(update_fields=["artifacts_done", "modified"])
+    return [results[index] for index in range(len(artifacts))]
 
 
 def _artifact_fetch(

@@ -265,16 +265,19 @@ def run_ingest_artifacts(*, run: WorkflowRun, sources: Iterable[ArtifactInput]) 
     prepared.sort(key=lambda item: (item.kind in AGGREGATE_KINDS, item.source.name))
 
     report = IngestReport(run=run)
+    unchanged = [item for item in prepared if item.skip_reason == "already ingested"]
+    for item in unchanged:
+        report.artifacts.append(
+            ArtifactOutcome(item.source.name, ArtifactState.SKIPPED, item.skip_reason)
+        )
+        report.totals["artifacts_unchanged"] += 1
+    to_record = [item for item in prepared if item.skip_reason != "already ingested"]
     with transaction.atomic():
+        artifacts = _artifacts_save(
+            run=run, items=to_record, previous=[previous_of(item.source) for item in to_record]
+        )
         writer = _RunWriter(run=run)
-        for item in prepared:
-            if item.skip_reason == "already ingested":
-                report.artifacts.append(
-                    ArtifactOutcome(item.source.name, ArtifactState.SKIPPED, item.skip_reason)
-                )
-                report.totals["artifacts_unchanged"] += 1
-                continue
-            artifact = _artifact_record(run=run, item=item, previous=previous_of(item.source))
+        for item, artifact in zip(to_record, artifacts, strict=True):
             outcome = ArtifactOutcome(item.source.name, artifact.state, artifact.error)
             if artifact.row_errors:
                 outcome.message = f"{len(artifact.row_errors)} rows left out: " + "; ".join(
@@ -286,9 +289,6 @@ def run_ingest_artifacts(*, run: WorkflowRun, sources: Iterable[ArtifactInput]) 
                     parse=item.parse,
                     fill_only=item.kind in AGGREGATE_KINDS,
                 )
-                artifact.state = ArtifactState.INGESTED
-                artifact.save(update_fields=["state", "modified"])
-                outcome.state = artifact.state
             elif item.skip_reason:
                 outcome.message = item.skip_reason
             report.artifacts.append(outcome)
@@ -297,32 +297,62 @@ def run_ingest_artifacts(*, run: WorkflowRun, sources: Iterable[ArtifactInput]) 
             if item.parse is not None and item.parse.reused_run is not None:
                 reused_run_id, reused_attempt = item.parse.reused_run
                 run_reuse_link(run=run, reused_run_id=reused_run_id, reused_attempt=reused_attempt)
+        writer.flush()
         transaction.on_commit(data_generation_bump)
     return report
 
 
-def _artifact_record(*, run: WorkflowRun, item: _Prepared, previous: Artifact | None) -> Artifact:
-    source = item.source
-    if item.error:
-        state = ArtifactState.FAILED
-    elif item.skip_reason:
-        state = ArtifactState.SKIPPED
-    else:
-        state = ArtifactState.PARSED
-    artifact = previous or Artifact(run=run, github_id=source.github_id, name=source.name)
-    artifact.name = source.name
-    artifact.kind = item.kind
-    artifact.size_bytes = source.size_bytes
-    artifact.digest = item.digest
-    artifact.gh_created_at = source.created_at
-    artifact.expires_at = source.expires_at
-    artifact.expired = source.expired
-    artifact.state = state
-    artifact.error = item.error or (item.skip_reason if state == ArtifactState.SKIPPED else "")
-    artifact.row_errors = list(item.parse.row_errors) if item.parse else []
-    artifact.processed_at = timezone.now()
-    artifact.save()
-    return artifact
+ARTIFACT_SAVED_FIELDS = (
+    "name",
+    "kind",
+    "size_bytes",
+    "digest",
+    "gh_created_at",
+    "expires_at",
+    "expired",
+    "state",
+    "error",
+    "row_errors",
+    "processed_at",
+    "modified",
+)
+
+
+def _artifacts_save(
+    *, run: WorkflowRun, items: list[_Prepared], previous: list[Artifact | None]
+) -> list[Artifact]:
+    """Insert or update the artifact rows of this ingest in two statements, not one per row."""
+    now = timezone.now()
+    artifacts = []
+    for item, artifact in zip(items, previous, strict=True):
+        source = item.source
+        if item.error:
+            state = ArtifactState.FAILED
+        elif item.skip_reason:
+            state = ArtifactState.SKIPPED
+        else:
+            # Written in the same transaction as its records: ingested, or rolled back with them.
+            state = ArtifactState.INGESTED
+        artifact = artifact or Artifact(run=run, github_id=source.github_id)
+        artifact.name = source.name
+        artifact.kind = item.kind
+        artifact.size_bytes = source.size_bytes
+        artifact.digest = item.digest
+        artifact.gh_created_at = source.created_at
+        artifact.expires_at = source.expires_at
+        artifact.expired = source.expired
+        artifact.state = state
+        artifact.error = item.error or (item.skip_reason if state == ArtifactState.SKIPPED else "")
+        artifact.row_errors = list(item.parse.row_errors) if item.parse else []
+        artifact.processed_at = now
+        artifact.modified = now
+        artifacts.append(artifact)
+    stored = [artifact for artifact in artifacts if artifact.pk is not None]
+    Artifact.objects.bulk_update(stored, ARTIFACT_SAVED_FIELDS, batch_size=500)
+    Artifact.objects.bulk_create(
+        [artifact for artifact in artifacts if artifact.pk is None], batch_size=500
+    )
+    return artifacts
 
 
 def image_reference_split(reference: str) -> dict[str, str]:
@@ -355,6 +385,14 @@ class _RunWriter:
             (ev.config_id, ev.task, ev.scenario, ev.concurrency): ev
             for ev in EvalResult.objects.filter(run=run)
         }
+        # New rows are inserted together by flush(): one INSERT per batch instead of per row.
+        self.new_cells: list[Cell] = []
+        self.new_evals: list[EvalResult] = []
+
+    def flush(self) -> None:
+        Cell.objects.bulk_create(self.new_cells, batch_size=500)
+        EvalResult.objects.bulk_create(self.new_evals, batch_size=500)
+        self.new_cells, self.new_evals = [], []
 
     def write(self, *, artifact: Artifact, parse: ArtifactParse, fill_only: bool) -> Counter:
         counts: Counter = Counter()
@@ -445,19 +483,15 @@ class _RunWriter:
             "invalid_metrics": record.invalid_metrics,
             **record.metrics,
         }
-        cell = self.cells.get(key)
-        if cell is None:
-            cell = Cell.objects.create(
-                run=self.run,
-                config=config,
-                scenario=record.scenario,
-                concurrency=record.concurrency,
-                recipe_fingerprint=record.recipe_fingerprint,
-                **values,
-            )
-            self.cells[key] = cell
-            return "created"
-        return _changed_fields_save(cell, values, fill_only=fill_only)
+        natural_key = {
+            "config": config,
+            "scenario": record.scenario,
+            "concurrency": record.concurrency,
+            "recipe_fingerprint": record.recipe_fingerprint,
+        }
+        return self._row_upsert(
+            Cell, self.cells, self.new_cells, key, natural_key, values, fill_only=fill_only
+        )
 
     def _eval_upsert(self, record: EvalRecord, artifact: Artifact, fill_only: bool) -> str:
         config = self._config(record.config)
@@ -480,25 +514,36 @@ class _RunWriter:
             "lm_eval_version": record.lm_eval_version,
             "source": record.source[:1000],
         }
-        result = self.evals.get(key)
-        if result is None:
-            result = EvalResult.objects.create(
-                run=self.run,
-                config=config,
-                task=record.task,
-                scenario=record.scenario,
-                concurrency=record.concurrency,
-                **values,
-            )
-            self.evals[key] = result
+        natural_key = {
+            "config": config,
+            "task": record.task,
+            "scenario": record.scenario,
+            "concurrency": record.concurrency,
+        }
+        return self._row_upsert(
+            EvalResult, self.evals, self.new_evals, key, natural_key, values, fill_only=fill_only
+        )
+
+    def _row_upsert(
+        self, model, known: dict, pending: list, key, natural_key, values, *, fill_only
+    ):
+        """A new row waits in `pending` for flush(); a known one is updated where it differs."""
+        row = known.get(key)
+        if row is None:
+            known[key] = row = model(run=self.run, **natural_key, **values)
+            pending.append(row)
             return "created"
-        return _changed_fields_save(result, values, fill_only=fill_only)
+        return _changed_fields_save(row, values, fill_only=fill_only)
 
 
 def _changed_fields_save(instance, values: Mapping[str, object], *, fill_only: bool) -> str:
     """Save only what differs; in fill-only mode (aggregates) existing rows are left alone."""
     if fill_only:
         return "unchanged"
+    if instance.pk is None:  # created by an earlier artifact of this ingest, not inserted yet
+        for name, value in values.items():
+            setattr(instance, name, value)
+        return "updated"
     changed = [name for name, value in values.items() if getattr(instance, name) != value]
     if not changed:
         return "unchanged"

@@ -127,8 +127,7 @@ def test_a_failure_while_writing_rolls_the_whole_run_back(tmp_path):
     run = run_for()
     paths = [bmk_zip(tmp_path, 4), bmk_zip(tmp_path, 8)]
     with (
-        mock.patch("runs.services.ServerLog.objects.update_or_create"),
-        mock.patch("runs.services.Cell.objects.create", side_effect=[mock.DEFAULT, RuntimeError]),
+        mock.patch("runs.services.Cell.objects.bulk_create", side_effect=RuntimeError),
         pytest.raises(RuntimeError),
     ):
         ingest(run, paths)

@@ -119,11 +119,24 @@ def _aggregate_row(row: Any, where: str) -> tuple[CellRecord, list[Unmapped]]:
     return benchmark_cell(row, where=where)  # aggregate rows do not carry their result name
 
 
+# What may follow the result name in a member's name; compiled once, not per artifact.
+FIXED_SEQ_PART = re.compile(r"(_.+)?\.json")
+AGENTIC_PART = re.compile(r"(_conc\d+)?\.json")
+
+
 def _parse_cell_files(
-    kind: ArtifactKind, artifact: str, result_name: str, files: Mapping[str, bytes], pattern: str
+    kind: ArtifactKind,
+    artifact: str,
+    result_name: str,
+    files: Mapping[str, bytes],
+    *,
+    prefix: str,
+    rest: re.Pattern,
 ) -> ArtifactParse:
-    matcher = re.compile(pattern)
-    members = members_matching(files, lambda base: matcher.fullmatch(base) is not None)
+    members = members_matching(
+        files,
+        lambda base: base.startswith(prefix) and rest.fullmatch(base, len(prefix)) is not None,
+    )
     if not members:
         raise missing_member(files, f"a result file for {result_name}", artifact=artifact)
     parse = ArtifactParse(kind=kind, result_name=result_name)
@@ -139,14 +152,21 @@ def _parse_cell_files(
 
 def parse_fixed_seq(artifact: str, result_name: str, files: Mapping[str, bytes]) -> ArtifactParse:
     """`agg_<RF>.json`, or for multinode several `agg_<RF>_<part>.json`: one cell each."""
-    pattern = rf"agg_{re.escape(result_name)}(_.+)?\.json"
-    return _parse_cell_files(ArtifactKind.FIXED_SEQ, artifact, result_name, files, pattern)
+    return _parse_cell_files(
+        ArtifactKind.FIXED_SEQ,
+        artifact,
+        result_name,
+        files,
+        prefix=f"agg_{result_name}",
+        rest=FIXED_SEQ_PART,
+    )
 
 
 def parse_agentic(artifact: str, result_name: str, files: Mapping[str, bytes]) -> ArtifactParse:
     """`<RF>.json`, or for multinode `<RF>_conc<N>.json` per concurrency: one cell each."""
-    pattern = rf"{re.escape(result_name)}(_conc\d+)?\.json"
-    return _parse_cell_files(ArtifactKind.AGENTIC, artifact, result_name, files, pattern)
+    return _parse_cell_files(
+        ArtifactKind.AGENTIC, artifact, result_name, files, prefix=result_name, rest=AGENTIC_PART
+    )
 
 
 def parse_results_aggregate(

@@ -202,14 +202,16 @@ class FakeGitHub:
         private: bool = False,
         api: HTTPServer | None = None,
         blob: HTTPServer | None = None,
+        threaded: bool = False,
     ) -> None:
         self.repo = repo
         self.repo_id = repo_id
         self.token = token
         self.private = private
         self._owns_servers = api is None or blob is None
-        self.api = HTTPServer(host="127.0.0.1") if self._owns_servers else api
-        self.blob = HTTPServer(host="127.0.0.1") if self._owns_servers else blob
+        # threaded: serve concurrent downloads, as GitHub does (the benchmark wants that).
+        self.api = api if api else HTTPServer(host="127.0.0.1", threaded=threaded)
+        self.blob = blob if blob else HTTPServer(host="127.0.0.1", threaded=threaded)
         self._attempts_by_run: dict[int, dict[int, dict[str, Any]]] = {}
         self._artifacts: dict[int, _StoredArtifact] = {}
         self._next_artifact_id = 5_000_001

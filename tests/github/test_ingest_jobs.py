@@ -93,6 +93,7 @@ def test_webhook_completed_run_is_ingested(client, github_ready):
     assert job.state == IngestJobState.SUCCEEDED, job.error
     assert job.artifacts_done == job.artifacts_total == 5
     assert job.counts["cells_created"] == 5
+    assert set(job.timings) == {"list_seconds", "download_seconds", "store_seconds"}
     reasons = {item["name"]: item["reason"] for item in job.skipped}
     assert "not read" in reasons["gpu_metrics_x"]
     assert reasons["run-stats"] == "artifact expired"

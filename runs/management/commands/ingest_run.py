@@ -34,6 +34,7 @@ class Command(BaseCommand):
         self.stdout.write(f"{verb} job {job.pk} for {repository} run {options['run_id']}")
         job = self.job_wait(job, timeout=options["timeout"])
         self.stdout.write(f"counts: {job.counts}")
+        self.stdout.write(f"timings: {job.timings}")
         for skipped in job.skipped:
             self.stdout.write(f"  skipped {skipped['name']}: {skipped['reason']}")
         if job.state == IngestJobState.FAILED:
