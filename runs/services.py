@@ -375,7 +375,7 @@ class _RunWriter:
 
     def __init__(self, *, run: WorkflowRun):
         self.run = run
-        self.configs: dict[str, Config] = {}
+        self.configs: dict[ConfigIdentity, Config] = {}
         self.images: dict[str, Image] = {}
         self.cells = {
             (cell.config_id, cell.scenario, cell.concurrency, cell.recipe_fingerprint): cell
@@ -451,12 +451,12 @@ class _RunWriter:
         return counts
 
     def _config(self, identity: ConfigIdentity) -> Config:
-        key = config_identity_hash(identity)
-        if key not in self.configs:
-            self.configs[key], _ = Config.objects.get_or_create(
-                identity_hash=key, defaults=vars(identity)
+        # Keyed by the (frozen, hashable) identity itself: hashing it to a digest is the slow part.
+        if identity not in self.configs:
+            self.configs[identity], _ = Config.objects.get_or_create(
+                identity_hash=config_identity_hash(identity), defaults=vars(identity)
             )
-        return self.configs[key]
+        return self.configs[identity]
 
     def _image(self, reference: str) -> Image | None:
         if not reference:
