@@ -43,7 +43,7 @@ worker: install
 beat: install
 	$(BIN)/celery -A infx_site beat --loglevel=INFO
 
-bench: migrate
+bench: install
 	$(BIN)/python -m bench
 
 clean:
