@@ -1,6 +1,8 @@
-"""Run every benchmark: `python -m bench` (or `make bench`)."""
+"""Run every benchmark, each in its own process (each sets up Django on its own database):
+`python -m bench` (or `make bench`)."""
 
-from bench import curves, ingest
+import subprocess
+import sys
 
-for benchmark in (ingest, curves):
-    benchmark.main()
+for name in ("ingest", "curves"):
+    subprocess.run([sys.executable, "-m", f"bench.{name}"], check=True)
