@@ -2,7 +2,8 @@
 
 Two views of the same cells:
 - run_curves / run_failed_cells: every curve of one run attempt (REFERENCE §4), assessed with
-  curves.coverage; what PR reviewers and CI read.
+  curves.coverage; what PR reviewers and CI read. run_coverage / commit_coverage add the admin
+  bypass recorded for each curve's (head SHA, key); bypass_list and friends read the bypasses.
 - official_points / official_chart_series: the official data of one model and scenario, grouped
   by (hardware, framework, precision, spec method, disagg), for the charts; plus cheap distinct
   lists (official_models, official_scenarios, ...) for the page controls.
@@ -14,13 +15,12 @@ import hashlib
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import date
 
 from django.core.cache import cache
-from django.db.models import Exists, OuterRef, QuerySet
-from django.db.models.functions import Coalesce, TruncDate
+from django.db.models import Case, Exists, OuterRef, Q, QuerySet, Value, When
 
 from curves.coverage import (
     Y_METRIC,
@@ -32,9 +32,10 @@ from curves.coverage import (
 from curves.derived import DERIVED_METRICS, cost_per_million_tokens, tokens_per_mw
 from curves.frontier import METRIC_DIRECTIONS, Point, frontier_for_metrics
 from curves.identity import CurveIdentity, curve_label
-from curves.models import GpuCost
+from curves.models import BypassState, GpuCost, ParetoBypass, ParetoBypassAudit
 from runs.cache import generation_key
 from runs.models import Cell, CellStatus, Config, WorkflowRun
+from runs.selectors import official_runs_visible
 
 # Metrics stored as Cell columns that a chart axis can show (no mean_* columns are stored).
 _CELL_FIELDS = {field.name for field in Cell._meta.get_fields()}
@@ -72,6 +73,9 @@ class RunCurve:
     label: str  # the label reviewers write in PR verdicts
     points: tuple[RunCurvePoint, ...]  # by concurrency
     coverage: CoverageResult  # refs of its points are cell ids
+    # The bypass of (the run's head SHA, key) in any state; only run_coverage and its siblings
+    # look it up, run_curves leaves it None.
+    bypass: ParetoBypass | None = None
 
     @property
     def x_metric(self) -> str:
@@ -80,6 +84,21 @@ class RunCurve:
     @property
     def y_metric(self) -> str:
         return self.coverage.y_metric
+
+    @property
+    def bypass_state(self) -> str:
+        return self.bypass.state if self.bypass else "none"
+
+    @property
+    def approved_bypass(self) -> ParetoBypass | None:
+        return self.bypass if self.bypass and self.bypass.is_approved else None
+
+    @property
+    def verdict(self) -> str:
+        """The coverage verdict; an approved bypass annotates it but never changes the status."""
+        if self.approved_bypass is None:
+            return self.coverage.verdict
+        return f"{self.coverage.verdict}; {self.approved_bypass.verdict_annotation}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -118,27 +137,23 @@ def _image_reference(cell: Cell) -> str:
     return cell.image.reference if cell.image else ""
 
 
-def _run_cells(*, run: WorkflowRun, status: CellStatus) -> QuerySet[Cell]:
+def _run_cells(*, runs: Iterable[WorkflowRun]) -> QuerySet[Cell]:
+    """The cells (ok and failed) of these runs' measurement runs, in curve point order."""
+    measured_pks = {run_measured_in(run=run).pk for run in runs}
     return (
-        Cell.objects.filter(run=run_measured_in(run=run), status=status)
+        Cell.objects.filter(run__in=measured_pks)
         .select_related("config", "image")
         .order_by("scenario", "concurrency", "pk")
     )
 
 
-def run_curves(*, run: WorkflowRun) -> list[RunCurve]:
-    """Every curve of one run attempt with its points and Pareto coverage, sorted by key.
-
-    Failed cells are not points (see run_failed_cells); ok cells whose x or y is missing, NaN
-    or not positive are points that count as invalid evidence. One query (two when run.source_run
-    is set but not loaded).
-    """
-    measured = run_measured_in(run=run)
+def _curves_build(*, measured: WorkflowRun, cells: Iterable[Cell]) -> list[RunCurve]:
+    """The curves of one measurement run from its ok cells (in point order), sorted by key."""
     cells_by_curve: dict[CurveIdentity, list[Cell]] = defaultdict(list)
-    for cell in _run_cells(run=run, status=CellStatus.OK):
+    for cell in cells:
         cells_by_curve[_curve_identity(cell)].append(cell)
     curves = []
-    for identity, cells in cells_by_curve.items():
+    for identity, curve_cells in cells_by_curve.items():
         x_metric = coverage_x_metric(identity.scenario)
         points = tuple(
             RunCurvePoint(
@@ -150,7 +165,7 @@ def run_curves(*, run: WorkflowRun) -> list[RunCurve]:
                 topology=cell.config.topology_label,
                 image=_image_reference(cell),
             )
-            for cell in cells
+            for cell in curve_cells
         )
         coverage = coverage_evaluate(
             (
@@ -164,7 +179,7 @@ def run_curves(*, run: WorkflowRun) -> list[RunCurve]:
             ),
             scenario=identity.scenario,
         )
-        runner_labels = sorted({cell.config.runner_label for cell in cells} - {""})
+        runner_labels = sorted({cell.config.runner_label for cell in curve_cells} - {""})
         label = curve_label(
             identity,
             x_metric=x_metric,
@@ -186,10 +201,9 @@ def run_curves(*, run: WorkflowRun) -> list[RunCurve]:
     return sorted(curves, key=lambda curve: curve.key)
 
 
-def run_failed_cells(*, run: WorkflowRun) -> list[FailedCell]:
-    """The failed cells of one run attempt (of its source run when reused), with their reason."""
+def _failed_cells_build(cells: Iterable[Cell]) -> list[FailedCell]:
     failed = []
-    for cell in _run_cells(run=run, status=CellStatus.FAILED):
+    for cell in cells:
         identity = _curve_identity(cell)
         failed.append(
             FailedCell(
@@ -204,6 +218,178 @@ def run_failed_cells(*, run: WorkflowRun) -> list[FailedCell]:
             )
         )
     return failed
+
+
+def run_curves(*, run: WorkflowRun) -> list[RunCurve]:
+    """Every curve of one run attempt with its points and Pareto coverage, sorted by key.
+
+    Failed cells are not points (see run_failed_cells); ok cells whose x or y is missing, NaN
+    or not positive are points that count as invalid evidence. One query (two when run.source_run
+    is set but not loaded).
+    """
+    cells = _run_cells(runs=[run]).filter(status=CellStatus.OK)
+    return _curves_build(measured=run_measured_in(run=run), cells=cells)
+
+
+def run_failed_cells(*, run: WorkflowRun) -> list[FailedCell]:
+    """The failed cells of one run attempt (of its source run when reused), with their reason."""
+    return _failed_cells_build(_run_cells(runs=[run]).filter(status=CellStatus.FAILED))
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunCoverage:
+    run: WorkflowRun
+    curves: list[RunCurve]  # with their bypass looked up
+    failed_cells: list[FailedCell]
+    assessed_sha: str = ""  # the commit whose bypasses answer: the run's head SHA by default
+
+
+def _coverages_build(*, runs: Sequence[WorkflowRun]) -> list[RunCoverage]:
+    """The coverage of these run attempts without bypasses: one query (run.source_run loaded)."""
+    cells_by_run: dict[tuple[int, str], list[Cell]] = defaultdict(list)
+    for cell in _run_cells(runs=runs):
+        cells_by_run[cell.run_id, cell.status].append(cell)
+    coverages = []
+    for run in runs:
+        measured = run_measured_in(run=run)
+        coverages.append(
+            RunCoverage(
+                run=run,
+                curves=_curves_build(
+                    measured=measured, cells=cells_by_run[measured.pk, CellStatus.OK]
+                ),
+                failed_cells=_failed_cells_build(cells_by_run[measured.pk, CellStatus.FAILED]),
+            )
+        )
+    return coverages
+
+
+def runs_coverage(
+    *, runs: Sequence[WorkflowRun], assessed_shas: Mapping[int, str] | None = None
+) -> list[RunCoverage]:
+    """The curves (each with the bypass of the assessed commit and its key) and failed cells
+    of these run attempts, in their order. Two queries for any number of runs (one when no
+    curve or SHA is found); run.source_run must be loaded.
+
+    The assessed commit is the run's head SHA unless `assessed_shas` maps the run's pk to
+    another full SHA (the PR head a reviewer assessed with this run as evidence). A bypass
+    recorded for any other commit never answers."""
+    coverages = _coverages_build(runs=runs)
+    assessed = {run.pk: (assessed_shas or {}).get(run.pk, run.head_sha.lower()) for run in runs}
+    bypasses = _bypasses_by_sha_and_curve(
+        shas={sha for sha in assessed.values() if sha},
+        curve_keys={curve.key for coverage in coverages for curve in coverage.curves},
+    )
+    return [
+        replace(
+            coverage,
+            assessed_sha=assessed[coverage.run.pk],
+            curves=[
+                replace(curve, bypass=bypasses.get((assessed[coverage.run.pk], curve.key)))
+                for curve in coverage.curves
+            ],
+        )
+        for coverage in coverages
+    ]
+
+
+def run_coverage(*, run: WorkflowRun, assessed_sha: str | None = None) -> RunCoverage:
+    """One run attempt's curves with the bypasses of the assessed commit (by default the run's
+    head SHA), and its failed cells: two queries."""
+    assessed_shas = {run.pk: assessed_sha.lower()} if assessed_sha else None
+    [coverage] = runs_coverage(runs=[run], assessed_shas=assessed_shas)
+    return coverage
+
+
+def commit_coverage(*, sha_prefix: str) -> list[RunCoverage]:
+    """The coverage of every run assessed for commits starting with the prefix (any case),
+    newest run first: the latest attempt of each run whose head SHA starts with it, and the
+    run attempts named by bypasses recorded for such a commit (a PR head assessed with an
+    earlier commit's run). Four queries."""
+    prefix = sha_prefix.lower()
+    assessed_runs = dict(
+        ParetoBypass.objects.filter(sha__startswith=prefix, run__isnull=False).values_list(
+            "run_id", "sha"
+        )
+    )
+    runs = (
+        WorkflowRun.objects.filter(Q(head_sha__istartswith=prefix) | Q(pk__in=assessed_runs))
+        .select_related("source_run")
+        .order_by("-gh_created_at", "-run_id", "-run_attempt")
+    )
+    chosen: dict[int, WorkflowRun] = {}
+    for run in runs:  # latest attempt first
+        current = chosen.get(run.run_id)
+        # The attempt a bypass names wins over a later one; otherwise the latest attempt.
+        if current is None or (run.pk in assessed_runs and current.pk not in assessed_runs):
+            chosen[run.run_id] = run
+    return runs_coverage(runs=list(chosen.values()), assessed_shas=assessed_runs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pareto coverage bypasses
+# ---------------------------------------------------------------------------------------------
+
+
+def _bypass_base() -> QuerySet[ParetoBypass]:
+    return ParetoBypass.objects.select_related(
+        "run", "run__source_run", "requested_by", "decided_by"
+    )
+
+
+def _bypasses_by_sha_and_curve(
+    *, shas: set[str], curve_keys: set[str]
+) -> dict[tuple[str, str], ParetoBypass]:
+    if not shas or not curve_keys:
+        return {}
+    bypasses = _bypass_base().filter(sha__in=shas, curve_key__in=curve_keys)
+    return {(bypass.sha, bypass.curve_key): bypass for bypass in bypasses}
+
+
+def bypass_list(
+    *, sha_prefix: str | None = None, curve_key: str | None = None, state: str | None = None
+) -> QuerySet[ParetoBypass]:
+    """Bypasses, pending requests first, then the most recently changed; the run and users
+    come in the same query. sha_prefix: 7 to 40 hexadecimal characters, any case."""
+    bypasses = _bypass_base()
+    if sha_prefix:
+        bypasses = bypasses.filter(sha__startswith=sha_prefix.lower())
+    if curve_key:
+        bypasses = bypasses.filter(curve_key=curve_key)
+    if state:
+        bypasses = bypasses.filter(state=state)
+    pending_first = Case(When(state=BypassState.REQUESTED, then=Value(0)), default=Value(1))
+    return bypasses.order_by(pending_first, "-modified", "-pk")
+
+
+def bypass_get(*, bypass_id: int) -> ParetoBypass | None:
+    return _bypass_base().filter(pk=bypass_id).first()
+
+
+def bypass_audit_list(*, bypass_id: int) -> QuerySet[ParetoBypassAudit]:
+    """The audit of one bypass, oldest first, with the acting users."""
+    return ParetoBypassAudit.objects.filter(bypass_id=bypass_id).select_related("actor")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BypassWithCurve:
+    bypass: ParetoBypass
+    curve: RunCurve | None  # None when the assessed run is gone or no longer has the curve
+
+
+def bypasses_with_curves(*, bypasses: Sequence[ParetoBypass]) -> list[BypassWithCurve]:
+    """Each bypass with the current coverage of its curve in its assessed run: one query for
+    the cells of all their runs (the runs come with the bypasses)."""
+    runs = list({bypass.run_id: bypass.run for bypass in bypasses if bypass.run}.values())
+    curves = {
+        (coverage.run.pk, curve.key): curve
+        for coverage in _coverages_build(runs=runs)
+        for curve in coverage.curves
+    }
+    return [
+        BypassWithCurve(bypass=bypass, curve=curves.get((bypass.run_id, bypass.curve_key)))
+        for bypass in bypasses
+    ]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,22 +453,12 @@ _GROUP_FIELDS = (
 )
 
 
-def _official_runs_visible() -> QuerySet[WorkflowRun]:
-    """Official run attempts an admin has not hidden, with their date and measurement run."""
-    return WorkflowRun.objects.filter(is_official=True, hidden_from_official=False).annotate(
-        # Runs stored without GitHub timestamps fall back to when they were stored.
-        run_date=TruncDate(Coalesce("gh_created_at", "created")),
-        measured_in_pk=Coalesce("source_run_id", "pk"),
-        measured_in_run_id=Coalesce("source_run__run_id", "run_id"),
-    )
-
-
 def _official_runs_by_measurement(
     *, as_of: date | None, run_id: int | None
 ) -> dict[int, _OfficialRun]:
     """Primary key of the run whose cells hold the measurements -> the official run they count
     for. Only the latest visible attempt of each GitHub run counts: it carries every artifact."""
-    runs = _official_runs_visible()
+    runs = official_runs_visible()
     if as_of is not None:
         runs = runs.filter(run_date__lte=as_of)
     if run_id is not None:
@@ -477,7 +653,7 @@ def _official_points_query(
 
 def _official_cells(*, model: str | None = None, scenario: str | None = None) -> QuerySet[Cell]:
     cells = Cell.objects.filter(
-        run_id__in=_official_runs_visible().values("measured_in_pk"), status=CellStatus.OK
+        run_id__in=official_runs_visible().values("measured_in_pk"), status=CellStatus.OK
     )
     if model is not None:
         cells = cells.filter(config__model_prefix=model)
@@ -519,7 +695,7 @@ def official_run_dates(*, model: str | None = None, scenario: str | None = None)
         measured = measured.filter(config__model_prefix=model)
     if scenario is not None:
         measured = measured.filter(scenario=scenario)
-    runs = _official_runs_visible().filter(Exists(measured))
+    runs = official_runs_visible().filter(Exists(measured))
     return list(runs.order_by("-run_date").values_list("run_date", flat=True).distinct())
 
 

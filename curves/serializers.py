@@ -1,10 +1,11 @@
 """Query parameters and JSON shapes of the curves API; the data comes from curves.selectors."""
 
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from curves.coverage import Y_METRIC, coverage_x_metric
+from curves.models import BypassState, ParetoBypassAudit
 from curves.selectors import CHART_METRICS
+from runs.filters import SHA_PREFIX
 
 # Bounds of the database columns, so an oversized number is a 400/404, never a database error.
 MAX_RUN_ID = 2**63 - 1
@@ -20,6 +21,14 @@ class RunCoverageQuerySerializer(serializers.Serializer):
         min_value=1,
         max_value=MAX_ATTEMPT,
         help_text="Run attempt; the latest stored attempt when omitted.",
+    )
+    sha = serializers.RegexField(
+        r"^[0-9a-fA-F]{40}$",
+        required=False,
+        help_text=(
+            "Full SHA of the assessed commit whose bypasses answer (a PR head assessed with "
+            "this run); the run's head SHA when omitted."
+        ),
     )
 
 
@@ -66,6 +75,39 @@ class InvalidPointSerializer(serializers.Serializer):
     reasons = serializers.ListField(child=serializers.CharField())
 
 
+class AssessedRunSerializer(SourceRunSerializer):
+    """The run attempt whose curve a bypass was asked for."""
+
+
+class ParetoBypassSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    sha = serializers.CharField(help_text="Full head SHA of the assessed run; binds the bypass.")
+    curve = serializers.CharField(source="curve_key")
+    run = AssessedRunSerializer(allow_null=True, help_text="Null once the run was purged.")
+    state = serializers.ChoiceField(choices=BypassState.choices)
+    rationale = serializers.CharField()
+    requested_by = serializers.CharField(source="requested_by.username")
+    requested_at = serializers.DateTimeField(source="created")
+    decided_by = serializers.CharField(source="decided_by.username", allow_null=True)
+    decided_at = serializers.DateTimeField(allow_null=True)
+    decision_reason = serializers.CharField()
+    modified = serializers.DateTimeField()
+    annotation = serializers.CharField(
+        source="verdict_annotation",
+        help_text='When approved: "admin bypass recorded by <user> at <time> for <sha>", else "".',
+    )
+
+
+class ParetoBypassAuditSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    action = serializers.ChoiceField(choices=ParetoBypassAudit.Action.choices)
+    actor = serializers.CharField(source="actor.username")
+    at = serializers.DateTimeField()
+    reason = serializers.CharField()
+    before = serializers.DictField(help_text="The bypass before the change; {} when created.")
+    after = serializers.DictField(help_text="The bypass after the change.")
+
+
 class RunCurveSerializer(serializers.Serializer):
     key = serializers.CharField()
     label = serializers.CharField()
@@ -79,13 +121,18 @@ class RunCurveSerializer(serializers.Serializer):
     frontier = FrontierPointSerializer(many=True, source="coverage.frontier")
     dominated = DominatedPointSerializer(many=True, source="coverage.dominated")
     invalid = InvalidPointSerializer(many=True, source="coverage.invalid")
-    verdict = serializers.CharField(source="coverage.verdict")
-    bypass = serializers.SerializerMethodField()
-
-    @extend_schema_field({"type": "object", "nullable": True})
-    def get_bypass(self, curve) -> None:
-        # Admin bypasses are recorded by a later issue; until then no curve has one.
-        return None
+    verdict = serializers.CharField(
+        help_text="The reviewer verdict; an approved bypass appends its annotation (still WARN)."
+    )
+    bypass = ParetoBypassSerializer(
+        source="approved_bypass",
+        allow_null=True,
+        help_text="The approved bypass for the run's head SHA and this curve, else null.",
+    )
+    bypass_state = serializers.ChoiceField(
+        choices=["none", *BypassState.values],
+        help_text="State of the bypass for the run's head SHA and this curve, if any was asked.",
+    )
 
 
 class FailedCellSerializer(serializers.Serializer):
@@ -101,8 +148,59 @@ class FailedCellSerializer(serializers.Serializer):
 
 class RunCoverageSerializer(serializers.Serializer):
     run = RunSerializer()
+    assessed_sha = serializers.CharField(
+        help_text="The commit whose bypasses fill `bypass`: the run's head SHA unless asked."
+    )
     curves = RunCurveSerializer(many=True)
     failed_cells = FailedCellSerializer(many=True)
+
+
+# ---- GET /api/v1/coverage/ ------------------------------------------------------------------
+
+
+def _sha_prefix_field(
+    *, help_text: str = "A commit SHA or a prefix of at least 7 characters, any case.", **kwargs
+) -> serializers.CharField:
+    return serializers.CharField(validators=[SHA_PREFIX], help_text=help_text, **kwargs)
+
+
+class CommitCoverageQuerySerializer(serializers.Serializer):
+    sha = _sha_prefix_field()
+
+
+class CommitCoverageSerializer(serializers.Serializer):
+    sha = serializers.CharField(help_text="As asked.")
+    runs = RunCoverageSerializer(
+        many=True, help_text="The latest attempt of each run, newest first."
+    )
+
+
+# ---- /api/v1/bypasses/ ----------------------------------------------------------------------
+
+
+class BypassListQuerySerializer(serializers.Serializer):
+    sha = _sha_prefix_field(required=False)
+    curve = serializers.CharField(required=False, max_length=500, help_text="A curve key.")
+    status = serializers.ChoiceField(required=False, choices=BypassState.choices)
+
+
+class BypassRequestSerializer(serializers.Serializer):
+    sha = _sha_prefix_field(
+        max_length=40, help_text="The run's head SHA, or a prefix of at least 7 characters."
+    )
+    curve = serializers.CharField(max_length=500, help_text="A WARN curve's key in that run.")
+    run = serializers.IntegerField(min_value=1, max_value=MAX_RUN_ID, help_text="GitHub run id.")
+    attempt = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_ATTEMPT,
+        help_text="Run attempt; the latest stored attempt when omitted.",
+    )
+    rationale = serializers.CharField(max_length=10_000, help_text="Why it should merge anyway.")
+
+
+class BypassDecisionSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=10_000, help_text="Why; kept in the audit.")
 
 
 # ---- GET /api/v1/curves/ --------------------------------------------------------------------

@@ -62,6 +62,7 @@ def test_seed_pr_coverage(client, demo_data):
         "invalid": [],
         "verdict": SEED_VERDICT,
         "bypass": None,
+        "bypass_state": "none",
     }
     assert curve["frontier"][0] == {
         "concurrency": 16,
@@ -303,5 +304,9 @@ def test_the_schema_documents_parameters_and_responses():
         "model", "scenario", "precision", "hardware", "framework", "date", "run", "x", "y"
     }  # fmt: skip
     assert {"200", "400"} <= set(chart["responses"])
-    assert {parameter["name"] for parameter in coverage["parameters"]} == {"run_id", "attempt"}
+    assert {parameter["name"] for parameter in coverage["parameters"]} == {
+        "run_id",
+        "attempt",
+        "sha",
+    }
     assert {"200", "400", "404"} <= set(coverage["responses"])
