@@ -118,7 +118,9 @@ STORAGES = {
 }
 # Serve static files straight from the apps and packages (Plotly, htmx), collected or not.
 WHITENOISE_USE_FINDERS = True
-LOGIN_URL = "admin:login"
+# A plain login page: approvers need not be staff to use /bypasses/.
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
 
 # Celery: eager in the embedded mode, Redis-backed workers otherwise.
 CELERY_BROKER_URL = REDIS_URL or "memory://"

@@ -4,8 +4,11 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/", include("django.contrib.auth.urls")),
     path("api/v1/", include("curves.api_urls")),
     path("", include("runs.urls")),
+    path("", include("curves.urls")),
+    path("", include("curves.bypass_urls")),
     path("api/v1/", include("runs.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),

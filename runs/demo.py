@@ -290,8 +290,19 @@ def seed_pr_run_artifacts(folder: Path) -> list[Path]:
         log = f"[atom] serving {series.model} tp8 conc{conc}\n[atom] spec accept length 3.01\n"
         paths.append(_write_zip(folder, f"server_logs_{rf}", {"server.log": log}))
         bmk_rows.append(row)
+    # Each eval ran on the same disaggregated setup as the benchmark cell of its concurrency.
+    setups = {row["conc"]: row for row in bmk_rows}
     eval_rows = [
-        {**eval_row(series, scenario="agentic-coding", conc=conc, strict=strict), "isl": None}
+        {
+            **eval_row(series, scenario="agentic-coding", conc=conc, strict=strict),
+            "isl": None,
+            **{
+                key: value
+                for key, value in setups[conc].items()
+                if key.startswith(("prefill_", "decode_", "num_prefill", "num_decode", "kv_"))
+                or key in ("disagg", "is_multinode")
+            },
+        }
         for conc, strict in SEED_PR_EVALS
     ]
     changelog = {

@@ -181,3 +181,16 @@ class IngestJobFilter(filters.FilterSet):
     class Meta:
         model = IngestJob
         fields: list[str] = []
+
+
+class RunPageFilter(WorkflowRunFilter):
+    """The /runs/ page: the API's run filters plus the model and GPU a run measured."""
+
+    model = filters.CharFilter(method="filter_measured", help_text="Model prefix: dsr1")
+    hardware = filters.CharFilter(method="filter_measured", help_text="b200, mi355x ...")
+
+    def filter_measured(self, queryset: QuerySet, name: str, value: str) -> QuerySet:
+        field = "model_prefix" if name == "model" else name
+        measured = Cell.objects.filter(**{f"config__{field}": value}).values("run_id")
+        # A merge that reused a PR run measured what its source run measured.
+        return queryset.filter(Q(pk__in=measured) | Q(source_run__in=measured))

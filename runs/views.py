@@ -1,18 +1,57 @@
+from django.core.paginator import Paginator
 from django.db import connection
 from django.http import Http404, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, render
 
+from curves.selectors import run_coverage
+from curves.services import bypass_can_decide
 from runs import selectors
+from runs.filters import RunPageFilter
+from runs.models import Image
+
+RUNS_PER_PAGE = 50
 
 
 def home(request):
+    official = selectors.run_list_recent(official=True, limit=5)
     return render(
         request,
         "runs/home.html",
         {
-            "official_runs": selectors.run_list_recent(official=True, limit=5),
+            "latest_official": official[0] if official else None,
+            "official_runs": official,
             "unofficial_runs": selectors.run_list_recent(official=False, limit=10),
         },
+    )
+
+
+def run_list(request):
+    run_filter = RunPageFilter(request.GET, queryset=selectors.run_list())
+    runs = selectors.run_page_list(queryset=run_filter.qs if run_filter.is_valid() else
+                                   selectors.run_list().none())  # fmt: skip
+    page = Paginator(runs, RUNS_PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "runs/run_list.html",
+        {
+            "filter": run_filter,
+            "choices": selectors.run_filter_choices(),
+            "page": page,
+            "query": query.urlencode(),
+        },
+    )
+
+
+def image_list(request):
+    return render(request, "runs/image_list.html", {"images": selectors.image_usage_list()})
+
+
+def image_detail(request, image_id: int):
+    image = get_object_or_404(Image, pk=image_id)
+    return render(
+        request, "runs/image_detail.html", {"image": image, **selectors.image_usage(image=image)}
     )
 
 
@@ -35,6 +74,9 @@ def run_detail(request, run_id: int):
     if run is not None:
         context["artifacts"] = run.artifacts.order_by("state", "name")
         context["attempts"] = selectors.run_attempts(run_id=run_id)
+        context.update(selectors.run_page_details(run=run))
+        context["curve_coverage"] = run_coverage(run=run).curves
+        context["can_decide_bypass"] = bypass_can_decide(user=request.user)
     return render(request, "runs/run_detail.html", context)
 
 
