@@ -67,10 +67,10 @@ FIXED_SEQ_SERIES = (
 )  # fmt: skip
 AGENTIC_SERIES = (
     DemoSeries("dsv4", "deepseek-ai/DeepSeek-V4-Pro", "b200", "b200-nv_0", "vllm", "fp4",
-               "vllm/vllm-openai:v0.12.0", 8, 8, True, 7400, 9.0, spec="mtp"),
+               "vllm/vllm-openai:v0.12.0", 8, 8, True, 42000, 6.0, spec="mtp"),
     DemoSeries("dsv4", "deepseek-ai/DeepSeek-V4-Pro", "mi355x", "cluster:mi355x-amds",
                "sglang-disagg", "fp4", "lmsysorg/sglang:v0.5.12-rocm700-mi35x", 8, 8, True,
-               6100, 10.5, spec="mtp"),
+               36000, 6.8, spec="mtp"),
 )  # fmt: skip
 FIXED_SEQ_CONCURRENCIES = (4, 8, 16, 32, 64, 128, 256)
 AGENTIC_CONCURRENCIES = (1, 16, 64, 128, 256)

@@ -215,8 +215,8 @@ def test_the_change_table_compares_each_point_with_the_official_frontier(client,
     change_table = page.tables[-1]
     assert [row[0] for row in change_table] == ["1", "16", "64", "128", "256"]
     ratios = [row[-1] for row in change_table]
-    assert ratios[1] == "—"  # c16's p90 E2EL is below every official point
-    assert ratios[2].startswith("×")
+    # Every point's p90 E2EL lies within the official frontier's range, so each has a ratio.
+    assert all(ratio.startswith("×") for ratio in ratios)
 
 
 @pytest.mark.django_db
