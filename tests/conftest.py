@@ -1,11 +1,14 @@
 """Shared fixtures. Tests that need the real PostgreSQL, Redis or a Celery worker skip when those
-are absent on a developer's machine, and fail when CI=true."""
+are absent on a developer's machine, and fail when CI=true. Every test starts and ends with an
+empty cache; `demo_data` loads the demo runs."""
 
 import os
 import socket
 from pathlib import Path
 
 import pytest
+from django.core.cache import cache
+from django.core.management import call_command
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 REAL_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "reference" / "real-data"
@@ -45,3 +48,16 @@ def real_data() -> Path:
     if not REAL_DATA.is_dir():
         pytest.skip(f"real data not found at {REAL_DATA}")
     return REAL_DATA
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    # The locmem cache outlives a test's transaction; cached official points must not leak.
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def demo_data(db):
+    call_command("load_demo", verbosity=0)

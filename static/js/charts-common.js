@@ -1,5 +1,6 @@
 /* Helpers shared by the chart pages: escaping for Plotly text, the theme's colours, the common
- * Plotly layout, CSV files with a formula-injection guard, and downloads.
+ * Plotly layout, CSV files with a formula-injection guard, downloads, the point-detail panel,
+ * a chart's click and CSV hooks, the controls form, and the legend's and URL's state.
  *
  * Load it before the page's own script; it defines window.ChartsCommon and nothing else.
  */
@@ -74,7 +75,87 @@
     return parts.join("_").replace(/[^A-Za-z0-9._-]+/g, "-");
   }
 
+  /** Fills a chart's detail panel (hover labels cannot hold a link): a title, a line of values,
+   * the run's link and a Close button. Every text goes through textContent. */
+  function showDetail(panel, { title, values, href, linkText }) {
+    const heading = document.createElement("strong");
+    heading.textContent = title;
+    const text = document.createElement("span");
+    text.textContent = values;
+    const link = document.createElement("a");
+    link.href = href;
+    link.textContent = linkText;
+    const close = document.createElement("button");
+    close.type = "button";
+    close.className = "button small";
+    close.textContent = "Close";
+    close.addEventListener("click", () => { panel.hidden = true; });
+    panel.replaceChildren(heading, text, link, close);
+    panel.hidden = false;
+  }
+
+  /** The drawn charts' hooks: a click on a point calls onPoint(chart, the point's customdata),
+   * and each chart's Download CSV button (hidden until the script runs) calls onCsv(chart). */
+  function wireCharts(charts, { onPoint, onCsv }) {
+    for (const chart of charts) {
+      const element = document.getElementById(chart.id);
+      if (!element) continue;
+      element.on("plotly_click", (event) => onPoint(chart, event.points[0].customdata));
+      const csvButton = document.querySelector(`[data-csv-for="${chart.id}"]`);
+      csvButton.hidden = false;
+      csvButton.addEventListener("click", () => onCsv(chart));
+    }
+  }
+
+  /** The controls form of a chart page, which reloads with the new URL. Its Apply button is
+   * hidden (the page submits on change). On submit, beforeSubmit runs first, then empty fields
+   * are left out (the defaults: links stay short) and hiddenKeys() ride along as `hide`, so the
+   * legend's toggles survive. Coming back through history restores the form as it was left. */
+  function wireControlsForm(form, { hiddenKeys, beforeSubmit = () => {} }) {
+    form.querySelector("[data-apply]").hidden = true;
+    form.addEventListener("submit", () => {
+      beforeSubmit();
+      form.querySelectorAll("select, input[type=text]").forEach((field) => {
+        if (!field.value) field.disabled = true;
+      });
+      for (const key of hiddenKeys()) {
+        const input = document.createElement("input");
+        input.type = "hidden";
+        input.name = "hide";
+        input.value = key;
+        input.dataset.added = "";
+        form.append(input);
+      }
+      document.body.classList.add("is-loading");
+    });
+    window.addEventListener("pageshow", () => {
+      form.querySelectorAll(":disabled").forEach((field) => { field.disabled = false; });
+      form.querySelectorAll("input[data-added]").forEach((input) => input.remove());
+      document.body.classList.remove("is-loading");
+    });
+  }
+
+  /** Presses the legend's buttons of the shown series (buildLegend leaves legend.syncButtons). */
+  function syncLegend() {
+    const legend = document.getElementById("series-legend");
+    if (legend && legend.syncButtons) legend.syncButtons();
+  }
+
+  /** Keeps the page's view in the URL, so a copied link shows the same view: `hide` once per
+   * hidden key, and each of flags as 1 when on, left out when off. */
+  function syncUrl(hidden, flags = {}) {
+    const url = new URL(window.location.href);
+    for (const [name, on] of Object.entries(flags)) {
+      if (on) url.searchParams.set(name, "1");
+      else url.searchParams.delete(name);
+    }
+    url.searchParams.delete("hide");
+    for (const key of hidden) url.searchParams.append("hide", key);
+    window.history.replaceState(null, "", url);
+  }
+
   window.ChartsCommon = Object.freeze({
     escapeHtml, theme, baseLayout, csvCell, saveUrl, downloadCsv, fileStem,
+    showDetail, wireCharts, wireControlsForm, syncLegend, syncUrl,
   });
 })();

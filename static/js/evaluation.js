@@ -239,24 +239,15 @@
   function showRowDetail(chart, groupIndex, rowIndex) {
     const group = chart.groups[groupIndex];
     const row = group.rows[rowIndex];
-    const panel = document.getElementById(`${chart.id}-detail`);
-    const title = document.createElement("strong");
-    title.textContent = `${group.label} · ${row.label}`;
-    const values = document.createElement("span");
-    values.textContent =
-      `strict ${scoreWithError(row.em_strict, row.em_strict_se)} · ` +
-      `flexible ${scoreWithError(row.em_flexible, row.em_flexible_se)} · ${verdict(chart, row)} · ` +
-      `${row.image || "image unknown"}`;
-    const link = document.createElement("a");
-    link.href = row.run_url;
-    link.textContent = `Run ${row.run_id} (attempt ${row.run_attempt}, ${row.date})`;
-    const close = document.createElement("button");
-    close.type = "button";
-    close.className = "button small";
-    close.textContent = "Close";
-    close.addEventListener("click", () => { panel.hidden = true; });
-    panel.replaceChildren(title, values, link, close);
-    panel.hidden = false;
+    common.showDetail(document.getElementById(`${chart.id}-detail`), {
+      title: `${group.label} · ${row.label}`,
+      values:
+        `strict ${scoreWithError(row.em_strict, row.em_strict_se)} · ` +
+        `flexible ${scoreWithError(row.em_flexible, row.em_flexible_se)} · ${verdict(chart, row)} · ` +
+        `${row.image || "image unknown"}`,
+      href: row.run_url,
+      linkText: `Run ${row.run_id} (attempt ${row.run_attempt}, ${row.date})`,
+    });
   }
 
   // ---- Legend shared by every chart: keyboard-reachable buttons, then the colour key --------
@@ -348,24 +339,16 @@
     }
   }
 
-  // The legend toggles live in the URL too, so a copied link shows the same view.
-  function syncUrl() {
-    const url = new URL(window.location.href);
-    url.searchParams.delete("hide");
-    for (const key of state.hidden) url.searchParams.append("hide", key);
-    window.history.replaceState(null, "", url);
-  }
-
   function update() {
     renderCharts();
-    const legend = document.getElementById("series-legend");
-    if (legend && legend.syncButtons) legend.syncButtons();
-    syncUrl();
+    common.syncLegend();
+    // The legend toggles live in the URL too.
+    common.syncUrl(state.hidden);
   }
 
   // ---- Controls: every change reloads with the new URL ---------------------------------------
 
-  form.querySelector("[data-apply]").hidden = true;
+  common.wireControlsForm(form, { hiddenKeys: () => state.hidden });
   form.addEventListener("change", (event) => {
     if (event.target.hasAttribute("data-resets-history")) {
       // Another model has other official runs.
@@ -375,44 +358,14 @@
     form.requestSubmit();
   });
 
-  form.addEventListener("submit", () => {
-    // Empty controls are the defaults: leave them out, so links stay short.
-    form.querySelectorAll("select, input[type=text]").forEach((field) => {
-      if (!field.value) field.disabled = true;
-    });
-    for (const key of state.hidden) {
-      const input = document.createElement("input");
-      input.type = "hidden";
-      input.name = "hide";
-      input.value = key;
-      input.dataset.added = "";
-      form.append(input);
-    }
-    document.body.classList.add("is-loading");
-  });
-
-  // Coming back through history restores the form as it was left at submit time.
-  window.addEventListener("pageshow", () => {
-    form.querySelectorAll(":disabled").forEach((field) => { field.disabled = false; });
-    form.querySelectorAll("input[data-added]").forEach((input) => input.remove());
-    document.body.classList.remove("is-loading");
-  });
-
   function start() {
     if (!window.Plotly) return;
     buildLegend();
     update();
-    for (const chart of page.charts) {
-      const element = document.getElementById(chart.id);
-      if (!element) continue;
-      element.on("plotly_click", (event) => {
-        const [groupIndex, rowIndex] = event.points[0].customdata;
-        showRowDetail(chart, groupIndex, rowIndex);
-      });
-      const csvButton = document.querySelector(`[data-csv-for="${chart.id}"]`);
-      csvButton.hidden = false;
-      csvButton.addEventListener("click", () => downloadCsv(chart));
-    }
+    common.wireCharts(page.charts, {
+      onPoint: (chart, [groupIndex, rowIndex]) => showRowDetail(chart, groupIndex, rowIndex),
+      onCsv: downloadCsv,
+    });
     window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", () => {
       buildLegend();
       update();

@@ -8,9 +8,11 @@
 (function () {
   "use strict";
 
+  const common = window.ChartsCommon;
   const dataElement = document.getElementById("inference-data");
   const form = document.getElementById("inference-controls");
-  if (!dataElement || !form) return;
+  if (!common || !dataElement || !form) return;
+  const { escapeHtml } = common;
   const page = JSON.parse(dataElement.textContent);
 
   // One colour per hardware+framework: distinct hues, readable on light and dark backgrounds.
@@ -36,12 +38,6 @@
     },
   };
 
-  // Plotly decodes &amp; &lt; &gt; and numeric entities, but not &quot;.
-  const ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;" };
-  function escapeHtml(value) {
-    return String(value).replace(/[&<>"']/g, (character) => ENTITIES[character]);
-  }
-
   const params = new URLSearchParams(window.location.search);
   const state = {
     hidden: new Set(params.getAll("hide")),
@@ -60,18 +56,6 @@
       minimumFractionDigits: metric.decimals,
       maximumFractionDigits: metric.decimals,
     });
-  }
-
-  function theme() {
-    const style = getComputedStyle(document.documentElement);
-    const read = (name, fallback) => style.getPropertyValue(name).trim() || fallback;
-    return {
-      fg: read("--fg", "#1b1f24"),
-      bg: read("--bg", "#ffffff"),
-      muted: read("--muted", "#59636e"),
-      line: read("--line", "#d1d9e0"),
-      grid: read("--chart-grid", "#eaeef2"),
-    };
   }
 
   function seriesTitle(series) {
@@ -187,18 +171,11 @@
       rangemode: log ? "normal" : "tozero",
     });
     return {
-      autosize: true,
+      ...common.baseLayout(colours),
       // The top margin keeps the mode bar clear of the points.
       margin: { l: 12, r: 12, t: 34, b: 12 },
-      paper_bgcolor: "rgba(0,0,0,0)",
-      plot_bgcolor: "rgba(0,0,0,0)",
-      font: { family: "system-ui, -apple-system, 'Segoe UI', sans-serif", size: 12, color: colours.fg },
       xaxis: axis(chart.x, state.logX),
       yaxis: axis(chart.y, state.logY),
-      hovermode: "closest",
-      hoverlabel: { bgcolor: colours.bg, bordercolor: colours.line, font: { color: colours.fg }, align: "left" },
-      showlegend: false,
-      modebar: { bgcolor: "rgba(0,0,0,0)", color: colours.muted, activecolor: colours.fg },
       annotations: [{ ...betterCorner(chart), font: { size: 11, color: colours.muted } }],
       // Keeps a zoom while series are toggled; a new axis type starts afresh.
       uirevision: `${chart.id}:${state.logX}:${state.logY}`,
@@ -206,22 +183,12 @@
   }
 
   function fileStem(chart) {
-    const stem = ["inferencex", page.model, page.scenario, chart.y.metric, "vs", chart.x.metric].join("_");
-    return stem.replace(/[^A-Za-z0-9._-]+/g, "-");
-  }
-
-  function saveUrl(url, filename) {
-    const link = document.createElement("a");
-    link.href = url;
-    link.download = filename;
-    document.body.append(link);
-    link.click();
-    link.remove();
+    return common.fileStem(["inferencex", page.model, page.scenario, chart.y.metric, "vs", chart.x.metric]);
   }
 
   // The mode bar's PNG: the chart as shown, with a title and a legend the page draws in HTML.
   function exportPng(chart, graph) {
-    const colours = theme();
+    const colours = common.theme();
     const layout = {
       ...graph.layout,
       paper_bgcolor: colours.bg,
@@ -236,7 +203,7 @@
       legend: { orientation: "h", y: -0.12, x: 0, font: { size: 12 } },
     };
     Plotly.toImage({ data: graph.data, layout }, { format: "png", width: 1400, height: 820, scale: 2 })
-      .then((url) => saveUrl(url, `${fileStem(chart)}.png`));
+      .then((url) => common.saveUrl(url, `${fileStem(chart)}.png`));
   }
 
   function plotlyConfig(chart) {
@@ -250,15 +217,7 @@
     };
   }
 
-  // ---- CSV of the visible points -------------------------------------------------------------
-
-  function csvCell(value) {
-    if (value === null || value === undefined) return "";
-    if (typeof value !== "string") return String(value);
-    // A leading = + - @ would make a spreadsheet run the cell as a formula.
-    const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-    return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-  }
+  // ---- CSV of the visible points: legend toggles and "hide non-optimal" apply ----------------
 
   function visibleRows(chart) {
     const rows = [];
@@ -283,11 +242,7 @@
       "concurrency", "topology", chart.x.csv_column, chart.y.csv_column, "pareto_optimal",
       "image", "date", "run_id", "run_attempt", "run_url",
     ];
-    const lines = [header, ...visibleRows(chart)].map((row) => row.map(csvCell).join(","));
-    const blob = new Blob([lines.join("\r\n") + "\r\n"], { type: "text/csv;charset=utf-8" });
-    const url = URL.createObjectURL(blob);
-    saveUrl(url, `${fileStem(chart)}.csv`);
-    setTimeout(() => URL.revokeObjectURL(url), 0);
+    common.downloadCsv(`${fileStem(chart)}.csv`, header, visibleRows(chart));
   }
 
   // ---- Clicked point: a panel with the run link (hover labels cannot hold a link) -----------
@@ -295,23 +250,14 @@
   function showPointDetail(chart, seriesIndex, pointIndex) {
     const series = chart.series[seriesIndex];
     const point = series.points[pointIndex];
-    const panel = document.getElementById(`${chart.id}-detail`);
-    const title = document.createElement("strong");
-    title.textContent = `${series.label} · concurrency ${point.concurrency} · ${point.topology}`;
-    const values = document.createElement("span");
-    values.textContent =
-      `${chart.x.title} ${formatValue(point.x, chart.x)} ${chart.x.unit} · ` +
-      `${chart.y.title} ${formatValue(point.y, chart.y)} ${chart.y.unit} · ${point.image || "image unknown"}`;
-    const link = document.createElement("a");
-    link.href = point.run_url;
-    link.textContent = `Run ${point.run_id} (attempt ${point.run_attempt}, ${point.date})`;
-    const close = document.createElement("button");
-    close.type = "button";
-    close.className = "button small";
-    close.textContent = "Close";
-    close.addEventListener("click", () => { panel.hidden = true; });
-    panel.replaceChildren(title, values, link, close);
-    panel.hidden = false;
+    common.showDetail(document.getElementById(`${chart.id}-detail`), {
+      title: `${series.label} · concurrency ${point.concurrency} · ${point.topology}`,
+      values:
+        `${chart.x.title} ${formatValue(point.x, chart.x)} ${chart.x.unit} · ` +
+        `${chart.y.title} ${formatValue(point.y, chart.y)} ${chart.y.unit} · ${point.image || "image unknown"}`,
+      href: point.run_url,
+      linkText: `Run ${point.run_id} (attempt ${point.run_attempt}, ${point.date})`,
+    });
   }
 
   // ---- Legend shared by both charts: keyboard-reachable buttons ------------------------------
@@ -421,7 +367,7 @@
   // ---- Rendering and URL --------------------------------------------------------------------
 
   function renderCharts() {
-    const colours = theme();
+    const colours = common.theme();
     for (const chart of page.charts) {
       const element = document.getElementById(chart.id);
       if (!element) continue;
@@ -429,24 +375,12 @@
     }
   }
 
-  // The display state lives in the URL too, so a copied link shows the same view.
-  function syncUrl() {
-    const url = new URL(window.location.href);
-    const flags = { optimal: state.hideNonOptimal, logx: state.logX, logy: state.logY, labels: state.labels };
-    for (const [name, on] of Object.entries(flags)) {
-      if (on) url.searchParams.set(name, "1");
-      else url.searchParams.delete(name);
-    }
-    url.searchParams.delete("hide");
-    for (const key of state.hidden) url.searchParams.append("hide", key);
-    window.history.replaceState(null, "", url);
-  }
-
   function update() {
     renderCharts();
-    const legend = document.getElementById("series-legend");
-    if (legend && legend.syncButtons) legend.syncButtons();
-    syncUrl();
+    common.syncLegend();
+    // The display state lives in the URL too.
+    const flags = { optimal: state.hideNonOptimal, logx: state.logX, logy: state.logY, labels: state.labels };
+    common.syncUrl(state.hidden, flags);
   }
 
   // ---- Controls -----------------------------------------------------------------------------
@@ -459,7 +393,17 @@
     submitTimer = setTimeout(() => form.requestSubmit(), delay);
   }
 
-  form.querySelector("[data-apply]").hidden = true;
+  common.wireControlsForm(form, {
+    // state.hidden is replaced by a Shift+click, so it is read at submit time.
+    hiddenKeys: () => state.hidden,
+    // A group with every box checked means "all": leave it out, so links stay short.
+    beforeSubmit: () => {
+      form.querySelectorAll("[data-filter-group]").forEach((group) => {
+        const boxes = [...group.querySelectorAll("input")];
+        if (boxes.every((box) => box.checked)) boxes.forEach((box) => { box.disabled = true; });
+      });
+    },
+  });
   form.addEventListener("change", (event) => {
     const control = event.target;
     if (control.hasAttribute("data-display")) {
@@ -475,48 +419,14 @@
     submitSoon(control.type === "checkbox" ? 700 : 0);
   });
 
-  form.addEventListener("submit", () => {
-    // A group with every box checked means "all": leave it out, so links stay short.
-    form.querySelectorAll("[data-filter-group]").forEach((group) => {
-      const boxes = [...group.querySelectorAll("input")];
-      if (boxes.every((box) => box.checked)) boxes.forEach((box) => { box.disabled = true; });
-    });
-    form.querySelectorAll("select, input[type=text]").forEach((field) => {
-      if (!field.value) field.disabled = true;
-    });
-    for (const key of state.hidden) {
-      const input = document.createElement("input");
-      input.type = "hidden";
-      input.name = "hide";
-      input.value = key;
-      input.dataset.added = "";
-      form.append(input);
-    }
-    document.body.classList.add("is-loading");
-  });
-
-  // Coming back through history restores the form as it was left at submit time.
-  window.addEventListener("pageshow", () => {
-    form.querySelectorAll(":disabled").forEach((field) => { field.disabled = false; });
-    form.querySelectorAll("input[data-added]").forEach((input) => input.remove());
-    document.body.classList.remove("is-loading");
-  });
-
   function start() {
     if (!window.Plotly) return;
     buildLegend();
     update();
-    for (const chart of page.charts) {
-      const element = document.getElementById(chart.id);
-      if (!element) continue;
-      element.on("plotly_click", (event) => {
-        const [seriesIndex, pointIndex] = event.points[0].customdata;
-        showPointDetail(chart, seriesIndex, pointIndex);
-      });
-      const csvButton = document.querySelector(`[data-csv-for="${chart.id}"]`);
-      csvButton.hidden = false;
-      csvButton.addEventListener("click", () => downloadCsv(chart));
-    }
+    common.wireCharts(page.charts, {
+      onPoint: (chart, [seriesIndex, pointIndex]) => showPointDetail(chart, seriesIndex, pointIndex),
+      onCsv: downloadCsv,
+    });
     window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", renderCharts);
   }
 

@@ -21,6 +21,13 @@ pytestmark = [
 UNKNOWN_RUN = 36159874837  # the run id of the seed thread's "View unofficial run" links
 
 
+def broker_connections_forget(app) -> None:
+    """Drop the connection and producer pools built for the previous broker URL, so the next
+    message goes to the broker configured now (Celery keeps both for the app's life)."""
+    app._pool = None
+    app.amqp._producer_pool = None
+
+
 def unofficial_markers(page, chart_id: str) -> int:
     """Points drawn as crosses: the overlay's markers."""
     return page.evaluate(
@@ -73,7 +80,7 @@ def test_an_unknown_run_goes_from_live_progress_to_the_overlay(
     # This process (the live server) now queues tasks on Redis for the worker, like the web.
     previous = app.conf.task_always_eager, app.conf.broker_url
     app.conf.task_always_eager, app.conf.broker_url = False, worker_env["REDIS_URL"]
-    app.close()  # drop connections made for the old broker
+    broker_connections_forget(app)
     try:
         page.goto(f"{demo_server.url}/inference?unofficialRun={UNKNOWN_RUN}")
         page.wait_for_selector("#unofficial-progress")
@@ -85,4 +92,4 @@ def test_an_unknown_run_goes_from_live_progress_to_the_overlay(
         screenshot(page, "inference-unofficial-after-ingest")
     finally:
         app.conf.task_always_eager, app.conf.broker_url = previous
-        app.close()
+        broker_connections_forget(app)
