@@ -161,10 +161,9 @@ def _job_execute(job: IngestJob, client: github.ActionsClient) -> IngestJob:
     started = time.monotonic()
     listed = client.run_artifacts_list(repo=job.repository, run_id=job.github_run_id)
     job.timings = {"list_seconds": round(time.monotonic() - started, 3)}
-    latest_attempt = info.attempt == max(info.attempt, job.run_attempt or 0)
-    selected = artifacts_select(
-        listed, attempt_ended_at=None if latest_attempt else info.updated_at
-    )
+    # Uploads after this attempt's last update belong to a later attempt (for the latest
+    # attempt there are none: it is the run's newest state).
+    selected = artifacts_select(listed, attempt_ended_at=info.updated_at)
     done = {
         artifact.github_id: artifact.digest
         for artifact in Artifact.objects.filter(run=run, state=ArtifactState.INGESTED)

@@ -314,3 +314,18 @@ def test_a_merge_run_that_reused_a_pr_run_fetches_and_links_it(github_ready):
     source = WorkflowRun.objects.get(run_id=RUN_ID)
     assert merge.source_run == source and merge.is_official
     assert source.cells.count() == 5 and merge.cells.count() == 0
+
+
+def test_ingesting_an_earlier_attempt_leaves_out_uploads_of_a_later_one(github_ready):
+    github_ready.add_run(RUN_ID, attempt=2)
+    later = demo.result_name(demo.SEED_PR_SERIES, exp="dsv4_agentic", conc=512, disagg=True)
+    row = demo.agentic_row(demo.SEED_PR_SERIES, conc=512, tput=1.0, p90_e2el=9.0, disagg=True)
+    github_ready.add_artifact(
+        RUN_ID, f"bmk_agentic_{later}", zip_of({f"{later}.json": row}), attempt=2, expires_at=LATER
+    )
+    call_command("ingest_run", str(RUN_ID), "--attempt", "1", stdout=io.StringIO())
+    first = WorkflowRun.objects.get(run_id=RUN_ID, run_attempt=1)
+    assert sorted(first.cells.values_list("concurrency", flat=True)) == [1, 16, 64, 128, 256]
+    call_command("ingest_run", str(RUN_ID), stdout=io.StringIO())
+    latest = WorkflowRun.objects.get(run_id=RUN_ID, run_attempt=2)
+    assert 512 in latest.cells.values_list("concurrency", flat=True)
