@@ -11,6 +11,7 @@ import logging
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 
 from django.conf import settings
@@ -26,8 +27,14 @@ from runs.models import (
     IngestJobState,
 )
 from runs.parsing import classify_artifact
-from runs.parsing.records import ArtifactKind
-from runs.services import ArtifactInput, RunMetadata, run_ingest_artifacts, run_upsert
+from runs.parsing.records import ArtifactError, ArtifactKind
+from runs.services import (
+    ArtifactInput,
+    RunMetadata,
+    artifact_parse,
+    run_ingest_artifacts,
+    run_upsert,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +43,9 @@ PROGRESS_SAVE_SECONDS = 0.5
 
 # Kinds whose files the parsers never read: listed as skipped, never downloaded.
 UNREAD_KINDS = {ArtifactKind.AGENTIC_RAW, ArtifactKind.GPU_METRICS, ArtifactKind.UNKNOWN}
+# Downloaded before the rest: results_bmk repeats the rows of the per-cell benchmark uploads.
+AGGREGATE_FIRST_KINDS = {ArtifactKind.RESULTS_AGGREGATE}
+PER_CELL_KINDS = {ArtifactKind.FIXED_SEQ, ArtifactKind.AGENTIC}
 
 
 class JobError(Exception):
@@ -164,9 +174,12 @@ def _job_execute(job: IngestJob, client: github.ActionsClient) -> IngestJob:
     # Uploads after this attempt's last update belong to a later attempt (for the latest
     # attempt there are none: it is the run's newest state).
     selected = artifacts_select(listed, attempt_ended_at=info.updated_at)
+    # Artifacts ingested, or recorded as skipped, by an earlier job: same id, same content.
     done = {
-        artifact.github_id: artifact.digest
-        for artifact in Artifact.objects.filter(run=run, state=ArtifactState.INGESTED)
+        artifact.github_id: artifact
+        for artifact in Artifact.objects.filter(
+            run=run, state__in=(ArtifactState.INGESTED, ArtifactState.SKIPPED)
+        )
     }
     skipped = []
     to_fetch = []
@@ -174,15 +187,17 @@ def _job_execute(job: IngestJob, client: github.ActionsClient) -> IngestJob:
     expired = []
     now = timezone.now()
     for artifact in selected:
-        kind, _ = classify_artifact(artifact.name)
+        kind = _kind(artifact)
+        previous = done.get(artifact.id)
         if artifact.is_expired(now=now):
             expired.append(_artifact_input(artifact, path=None, expired=True))
         elif kind in UNREAD_KINDS:
             skipped.append(
                 {"name": artifact.name, "reason": f"{kind.value} artifacts are not read"}
             )
-        elif artifact.id in done and (not artifact.digest or done[artifact.id] == artifact.digest):
-            skipped.append({"name": artifact.name, "reason": "already ingested"})
+        elif previous and (not artifact.digest or previous.digest == artifact.digest):
+            reason = previous.error if previous.state == ArtifactState.SKIPPED else ""
+            skipped.append({"name": artifact.name, "reason": reason or "already ingested"})
         else:
             to_fetch.append(artifact)
     job.artifacts_total = len(to_fetch)
@@ -192,10 +207,22 @@ def _job_execute(job: IngestJob, client: github.ActionsClient) -> IngestJob:
 
     with tempfile.TemporaryDirectory(prefix=f"infx-job-{job.pk}-") as tmp:
         started = time.monotonic()
-        downloaded = _artifacts_download(client, job=job, artifacts=to_fetch, folder=Path(tmp))
+        # results_bmk first: the per-cell uploads whose rows it holds need no download.
+        first = [artifact for artifact in to_fetch if _kind(artifact) in AGGREGATE_FIRST_KINDS]
+        downloaded = _artifacts_download(client, job=job, artifacts=first, folder=Path(tmp))
+        covered = {}
+        for index, aggregate in enumerate(downloaded):
+            downloaded[index], stood_in = _aggregate_stand_in(aggregate, candidates=to_fetch)
+            covered.update(stood_in)
+        taken = {artifact.id for artifact in first} | covered.keys()
+        rest = [artifact for artifact in to_fetch if artifact.id not in taken]
+        job.artifacts_total -= len(covered)
+        downloaded += _artifacts_download(client, job=job, artifacts=rest, folder=Path(tmp))
         job.timings["download_seconds"] = round(time.monotonic() - started, 3)
         started = time.monotonic()
-        report = run_ingest_artifacts(run=run, sources=expired + downloaded)
+        report = run_ingest_artifacts(
+            run=run, sources=expired + list(covered.values()) + downloaded
+        )
         job.timings["store_seconds"] = round(time.monotonic() - started, 3)
 
     job.counts = dict(report.totals)
@@ -220,6 +247,48 @@ def _job_execute(job: IngestJob, client: github.ActionsClient) -> IngestJob:
             requested_by=f"reuse by run {run.run_id}",
         )
     return job
+
+
+def _kind(artifact: github.ArtifactInfo) -> ArtifactKind:
+    return classify_artifact(artifact.name)[0]
+
+
+def _aggregate_stand_in(
+    aggregate: ArtifactInput, *, candidates: list[github.ArtifactInfo]
+) -> tuple[ArtifactInput, dict[int, ArtifactInput]]:
+    """The downloaded results_bmk (with its parse, read once), and the per-cell benchmark
+    uploads it stands in for, by id.
+
+    The sweep writes results_bmk after its benchmark jobs, from every `bmk_*` row uploaded by
+    then, so an upload older than it is in it: reading one file instead of a thousand saves
+    the downloads and GitHub's rate limit. An upload as new as the aggregate or newer (a job
+    re-run after it) is downloaded. The aggregate stands in only when it parses, every row is
+    good and carries its whole identity, and it has at least as many rows as the uploads it
+    replaces; otherwise every upload is downloaded as usual.
+    """
+    if aggregate.path is None or aggregate.created_at is None:
+        return aggregate, {}
+    older = [
+        artifact
+        for artifact in candidates
+        if _kind(artifact) in PER_CELL_KINDS
+        and artifact.created_at is not None
+        and artifact.created_at < aggregate.created_at
+    ]
+    if not older:
+        return aggregate, {}
+    try:
+        parse = artifact_parse(aggregate)
+    except ArtifactError:
+        return aggregate, {}  # recorded as failed by the write, with its error
+    aggregate = replace(aggregate, parse=parse)
+    complete = all(cell.identity_complete for cell in parse.cells)
+    if parse.row_errors or not complete or len(parse.cells) < len(older):
+        return aggregate, {}
+    return aggregate, {
+        artifact.id: _artifact_input(artifact, path=None, covered_by=aggregate.name)
+        for artifact in older
+    }
 
 
 def _artifacts_download(

@@ -16,8 +16,10 @@ from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Model
 from django.utils import timezone
 
+from runs.bulk import rows_insert
 from runs.cache import data_generation_bump
 from runs.models import (
     Artifact,
@@ -166,6 +168,10 @@ class ArtifactInput:
     expires_at: datetime | None = None
     expired: bool = False
     download_error: str = ""
+    # Not downloaded because this aggregate (an artifact name) holds its rows.
+    covered_by: str = ""
+    # Already read by the caller (the job reads results_bmk first to plan its downloads).
+    parse: ArtifactParse | None = None
 
 
 @dataclass
@@ -217,10 +223,27 @@ class _Prepared:
     skip_reason: str = ""
 
 
+def artifact_parse(source: ArtifactInput) -> ArtifactParse:
+    """Read and parse a downloaded artifact; raises ArtifactError for a bad one."""
+    if source.parse is not None:
+        return source.parse
+    kind, _ = classify_artifact(source.name)
+    files = read_artifact_files(
+        source.path,
+        wanted=wanted_members(kind),
+        max_unzipped_bytes=settings.MAX_UNZIPPED_BYTES,
+        max_members=settings.MAX_ZIP_MEMBERS,
+    )
+    return parse_artifact(source.name, files)
+
+
 def _artifact_prepare(*, source: ArtifactInput, previous: Artifact | None) -> _Prepared:
     kind, _ = classify_artifact(source.name)
     if source.expired:
         return _Prepared(source, kind, source.digest, skip_reason="artifact expired")
+    if source.covered_by:
+        reason = f"not downloaded: {source.covered_by} holds its rows"
+        return _Prepared(source, kind, source.digest, skip_reason=reason)
     if source.path is None:
         error = source.download_error or "artifact was not downloaded"
         return _Prepared(source, kind, source.digest, error=error)
@@ -235,28 +258,26 @@ def _artifact_prepare(*, source: ArtifactInput, previous: Artifact | None) -> _P
     ):
         return _Prepared(source, kind, digest, skip_reason="already ingested")
     try:
-        files = read_artifact_files(
-            source.path,
-            wanted=wanted_members(kind),
-            max_unzipped_bytes=settings.MAX_UNZIPPED_BYTES,
-            max_members=settings.MAX_ZIP_MEMBERS,
-        )
-        parse = parse_artifact(source.name, files)
+        parse = artifact_parse(source)
     except ArtifactError as exc:
         return _Prepared(source, kind, digest, error=str(exc))
     return _Prepared(source, kind, digest, parse=parse, skip_reason=parse.skipped_reason)
 
 
+def _artifact_key(*, github_id: int | None, name: str) -> tuple[int | None, str]:
+    """GitHub's id names an artifact; a local one (no id) is known by its name."""
+    return (github_id, name if github_id is None else "")
+
+
 def run_ingest_artifacts(*, run: WorkflowRun, sources: Iterable[ArtifactInput]) -> IngestReport:
     """Read, parse and store a run's artifacts; the whole write is one transaction."""
     existing = {
-        (artifact.github_id, artifact.name if artifact.github_id is None else ""): artifact
+        _artifact_key(github_id=artifact.github_id, name=artifact.name): artifact
         for artifact in run.artifacts.all()
     }
 
     def previous_of(source: ArtifactInput) -> Artifact | None:
-        key = (source.github_id, source.name if source.github_id is None else "")
-        return existing.get(key)
+        return existing.get(_artifact_key(github_id=source.github_id, name=source.name))
 
     prepared = [
         _artifact_prepare(source=source, previous=previous_of(source)) for source in sources
@@ -277,6 +298,7 @@ def run_ingest_artifacts(*, run: WorkflowRun, sources: Iterable[ArtifactInput]) 
             run=run, items=to_record, previous=[previous_of(item.source) for item in to_record]
         )
         writer = _RunWriter(run=run)
+        writer.lookups_load(item.parse for item in to_record if item.parse is not None)
         for item, artifact in zip(to_record, artifacts, strict=True):
             outcome = ArtifactOutcome(item.source.name, artifact.state, artifact.error)
             if artifact.row_errors:
@@ -349,9 +371,26 @@ def _artifacts_save(
         artifacts.append(artifact)
     stored = [artifact for artifact in artifacts if artifact.pk is not None]
     Artifact.objects.bulk_update(stored, ARTIFACT_SAVED_FIELDS, batch_size=500)
-    Artifact.objects.bulk_create(
-        [artifact for artifact in artifacts if artifact.pk is None], batch_size=500
-    )
+    new = [artifact for artifact in artifacts if artifact.pk is None]
+    if new:
+        rows_insert(
+            Artifact,
+            [
+                {
+                    field: getattr(artifact, field)
+                    for field in ("run_id", "github_id", *ARTIFACT_SAVED_FIELDS)
+                }
+                for artifact in new
+            ],
+        )
+        # COPY returns no ids: read them back by the artifacts' natural keys.
+        ids = {
+            _artifact_key(github_id=github_id, name=name): pk
+            for pk, github_id, name in run.artifacts.values_list("pk", "github_id", "name")
+        }
+        for artifact in new:
+            artifact.pk = ids[_artifact_key(github_id=artifact.github_id, name=artifact.name)]
+            artifact._state.adding = False
     return artifacts
 
 
@@ -385,13 +424,13 @@ class _RunWriter:
             (ev.config_id, ev.task, ev.scenario, ev.concurrency): ev
             for ev in EvalResult.objects.filter(run=run)
         }
-        # New rows are inserted together by flush(): one INSERT per batch instead of per row.
-        self.new_cells: list[Cell] = []
-        self.new_evals: list[EvalResult] = []
+        # New rows wait as dicts and are inserted together by flush(), not one by one.
+        self.new_cells: list[dict] = []
+        self.new_evals: list[dict] = []
 
     def flush(self) -> None:
-        Cell.objects.bulk_create(self.new_cells, batch_size=500)
-        EvalResult.objects.bulk_create(self.new_evals, batch_size=500)
+        rows_insert(Cell, self.new_cells)
+        rows_insert(EvalResult, self.new_evals)
         self.new_cells, self.new_evals = [], []
 
     def write(self, *, artifact: Artifact, parse: ArtifactParse, fill_only: bool) -> Counter:
@@ -450,29 +489,37 @@ class _RunWriter:
             counts["unmapped_values"] += created
         return counts
 
-    def _config(self, identity: ConfigIdentity) -> Config:
+    def lookups_load(self, parses: Iterable[ArtifactParse]) -> None:
+        """Find or create every config and image the parses name, in a few queries in all."""
+        records = [record for parse in parses for record in (*parse.cells, *parse.evals)]
         # Keyed by the (frozen, hashable) identity itself: hashing it to a digest is the slow part.
-        if identity not in self.configs:
-            self.configs[identity], _ = Config.objects.get_or_create(
-                identity_hash=config_identity_hash(identity), defaults=vars(identity)
+        # In the order written: identities that differ only in the runner label share one
+        # hash, hence one Config, which takes the first one's fields (a cell's, not an eval's).
+        hashes = {
+            record.config: config_identity_hash(record.config)
+            for record in records
+            if record.config not in self.configs
+        }
+        defaults: dict[str, dict] = {}
+        for identity, key in hashes.items():
+            defaults.setdefault(key, vars(identity))
+        configs = _unique_rows_ensure(Config, "identity_hash", defaults)
+        self.configs.update({identity: configs[key] for identity, key in hashes.items()})
+        references = {record.image for record in records if record.image} - self.images.keys()
+        self.images.update(
+            _unique_rows_ensure(
+                Image, "reference", {ref: image_reference_split(ref) for ref in references}
             )
-        return self.configs[identity]
+        )
 
-    def _image(self, reference: str) -> Image | None:
-        if not reference:
-            return None
-        if reference not in self.images:
-            self.images[reference], _ = Image.objects.get_or_create(
-                reference=reference, defaults=image_reference_split(reference)
-            )
-        return self.images[reference]
+    def _image_id(self, reference: str) -> int | None:
+        return self.images[reference].pk if reference else None
 
     def _cell_upsert(self, record: CellRecord, artifact: Artifact, fill_only: bool) -> str:
-        config = self._config(record.config)
-        image = self._image(record.image)
+        config = self.configs[record.config]
         key = (config.pk, record.scenario, record.concurrency, record.recipe_fingerprint)
         values = {
-            "image_id": image.pk if image else None,
+            "image_id": self._image_id(record.image),
             "artifact_id": artifact.pk,
             "result_name": record.result_name,
             "isl": record.isl,
@@ -484,21 +531,20 @@ class _RunWriter:
             **record.metrics,
         }
         natural_key = {
-            "config": config,
+            "config_id": config.pk,
             "scenario": record.scenario,
             "concurrency": record.concurrency,
             "recipe_fingerprint": record.recipe_fingerprint,
         }
         return self._row_upsert(
-            Cell, self.cells, self.new_cells, key, natural_key, values, fill_only=fill_only
+            self.cells, self.new_cells, key, natural_key, values, fill_only=fill_only
         )
 
     def _eval_upsert(self, record: EvalRecord, artifact: Artifact, fill_only: bool) -> str:
-        config = self._config(record.config)
-        image = self._image(record.image)
+        config = self.configs[record.config]
         key = (config.pk, record.task, record.scenario, record.concurrency)
         values = {
-            "image_id": image.pk if image else None,
+            "image_id": self._image_id(record.image),
             "artifact_id": artifact.pk,
             "n_shot": record.n_shot,
             "isl": record.isl,
@@ -515,34 +561,50 @@ class _RunWriter:
             "source": record.source[:1000],
         }
         natural_key = {
-            "config": config,
+            "config_id": config.pk,
             "task": record.task,
             "scenario": record.scenario,
             "concurrency": record.concurrency,
         }
         return self._row_upsert(
-            EvalResult, self.evals, self.new_evals, key, natural_key, values, fill_only=fill_only
+            self.evals, self.new_evals, key, natural_key, values, fill_only=fill_only
         )
 
-    def _row_upsert(
-        self, model, known: dict, pending: list, key, natural_key, values, *, fill_only
-    ):
+    def _row_upsert(self, known: dict, pending: list, key, natural_key, values, *, fill_only):
         """A new row waits in `pending` for flush(); a known one is updated where it differs."""
         row = known.get(key)
         if row is None:
-            known[key] = row = model(run=self.run, **natural_key, **values)
+            known[key] = row = {"run_id": self.run.pk, **natural_key, **values}
             pending.append(row)
             return "created"
         return _changed_fields_save(row, values, fill_only=fill_only)
 
 
-def _changed_fields_save(instance, values: Mapping[str, object], *, fill_only: bool) -> str:
+def _unique_rows_ensure(model, field: str, defaults_by_key: dict[str, dict]) -> dict[str, Model]:
+    """The rows of `model` whose unique `field` takes each key, created where missing."""
+    if not defaults_by_key:
+        return {}
+    found = model.objects.in_bulk(list(defaults_by_key), field_name=field)
+    missing = [
+        model(**{field: key}, **defaults)
+        for key, defaults in defaults_by_key.items()
+        if key not in found
+    ]
+    if missing:
+        # Another ingest may create the same rows meanwhile: keep theirs, then read all back.
+        model.objects.bulk_create(missing, ignore_conflicts=True)
+        found = model.objects.in_bulk(list(defaults_by_key), field_name=field)
+    return found
+
+
+def _changed_fields_save(
+    instance: Model | dict, values: Mapping[str, object], *, fill_only: bool
+) -> str:
     """Save only what differs; in fill-only mode (aggregates) existing rows are left alone."""
     if fill_only:
         return "unchanged"
-    if instance.pk is None:  # created by an earlier artifact of this ingest, not inserted yet
-        for name, value in values.items():
-            setattr(instance, name, value)
+    if isinstance(instance, dict):  # created by an earlier artifact of this ingest, pending
+        instance.update(values)
         return "updated"
     changed = [name for name, value in values.items() if getattr(instance, name) != value]
     if not changed:

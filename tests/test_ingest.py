@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from runs import demo
+from runs.bulk import rows_insert
 from runs.models import (
     Artifact,
     ArtifactState,
@@ -126,8 +127,14 @@ def test_a_broken_artifact_is_recorded_and_the_others_still_go_in(tmp_path):
 def test_a_failure_while_writing_rolls_the_whole_run_back(tmp_path):
     run = run_for()
     paths = [bmk_zip(tmp_path, 4), bmk_zip(tmp_path, 8)]
+
+    def insert_failing_on_cells(model, rows, **kwargs):
+        if model is Cell:
+            raise RuntimeError("the database went away")
+        rows_insert(model, rows, **kwargs)  # the artifacts are written, then rolled back
+
     with (
-        mock.patch("runs.services.Cell.objects.bulk_create", side_effect=RuntimeError),
+        mock.patch("runs.services.rows_insert", side_effect=insert_failing_on_cells),
         pytest.raises(RuntimeError),
     ):
         ingest(run, paths)

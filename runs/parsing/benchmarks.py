@@ -5,7 +5,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from runs.parsing.aggregate import parse_array_rows
-from runs.parsing.identity import is_identity_key, read_identity
+from runs.parsing.identity import identity_complete, is_identity_key, read_identity
 from runs.parsing.members import location, members_matching, missing_member
 from runs.parsing.normalise import AGENTIC_SCENARIO, normalise_image, scenario_name
 from runs.parsing.records import (
@@ -111,6 +111,7 @@ def benchmark_cell(
         extra_metrics={key: value for key, value in extras.items() if value is not None},
         failure_reason=failure_reason,
         invalid_metrics=invalid | invalid_extras,
+        identity_complete=identity_complete(reader),
     )
     return cell, unmapped
 

@@ -30,6 +30,8 @@ from runs.parsing.values import RowReader, describe
 MODEL_PREFIX_FIELDS = ("infmax_model_prefix", "model_prefix")
 NO_PREFIX = "unknown"  # what the benchmark writes when it has no prefix
 DISAGG_IN_NAME = re.compile(r"_disagg-(true|false)(?:_|$)", re.IGNORECASE)
+# Identity fields read from the result name when a row lacks them.
+FIELDS_FROM_NAME = ("disagg",)
 NO_KV_OFFLOAD = frozenset({"", "none", "false", "off", "no"})
 
 # Raw keys that describe the setup rather than measure it; never metrics.
@@ -66,6 +68,11 @@ SIDE_PREFIXES = ("prefill_", "decode_")
 
 def is_identity_key(key: str) -> bool:
     return key in IDENTITY_KEYS or key.startswith(SIDE_PREFIXES)
+
+
+def identity_complete(reader: RowReader) -> bool:
+    """Whether the row itself holds every identity field, needing no result name."""
+    return all(reader.flag(key) is not None for key in FIELDS_FROM_NAME)
 
 
 def read_identity(

@@ -105,6 +105,9 @@ class CellRecord:
     # metric name -> why its value was rejected (NaN, infinite, negative, not a number); the
     # metric itself is None, so curves count the cell as invalid evidence
     invalid_metrics: dict[str, str] = field(default_factory=dict)
+    # False when the row lacked an identity field that only the result name can supply (an
+    # aggregate row then stands for its per-cell artifact only as well as a guess can)
+    identity_complete: bool = True
 
 
 @dataclass(frozen=True)

@@ -285,11 +285,12 @@ class FakeGitHub:
         expired: bool = False,
         attempt: int | None = None,
         content_type: str = "application/zip",
+        created_at: datetime | None = None,
         **fields: Any,
     ) -> dict[str, Any]:
-        """Attach an artifact to a registered run. `created_at` falls inside `attempt`'s window
-        (default: the latest attempt). For an `archive: false` upload pass the raw file bytes and
-        `content_type="application/octet-stream"`."""
+        """Attach an artifact to a registered run. `created_at` defaults to a time inside
+        `attempt`'s window (default: the latest attempt). For an `archive: false` upload pass
+        the raw file bytes and `content_type="application/octet-stream"`."""
         attempts = self._attempts_by_run.get(run_id)
         if not attempts:
             raise ValueError(f"add_run({run_id}) before adding artifacts to it")
@@ -301,7 +302,8 @@ class FakeGitHub:
             run_id=run_id,
             name=name,
             body=zip_bytes,
-            created_at=started + timedelta(minutes=10) + timedelta(seconds=artifact_id % 60),
+            created_at=created_at
+            or started + timedelta(minutes=10) + timedelta(seconds=artifact_id % 60),
             expired=expired,
             repo=self.repo,
             repo_id=self.repo_id,

@@ -315,6 +315,17 @@ def test_results_aggregate_mixes_rows_and_skips_bad_ones(fixed_row, agentic_row)
     assert "row 3: expected a JSON object" in parse.row_errors[1]
 
 
+def test_a_row_without_its_disagg_flag_needs_the_result_name(fixed_row):
+    """Per-cell artifacts take the flag from their name; an aggregate row can only guess."""
+    del fixed_row["disagg"]
+    rf = FIXED_RF.replace("disagg-false", "disagg-true")
+    (from_name,) = parse_artifact(f"bmk_{rf}", {f"agg_{rf}.json": encode(fixed_row)}).cells
+    (guessed,) = parse_artifact("results_bmk", {"agg_bmk.json": encode([fixed_row])}).cells
+    assert from_name.config.disagg is True and guessed.config.disagg is False
+    assert not from_name.identity_complete and not guessed.identity_complete
+    assert parse_fixed({**fixed_row, "disagg": "false"}).cells[0].identity_complete
+
+
 def test_results_aggregate_tells_agentic_rows_by_shape(agentic_row):
     del agentic_row["scenario_type"]
     (cell,) = parse_artifact("results_bmk", {"agg_bmk.json": encode([agentic_row])}).cells
