@@ -216,7 +216,9 @@ def _job_execute(job: IngestJob, client: github.ActionsClient) -> IngestJob:
             covered.update(stood_in)
         taken = {artifact.id for artifact in first} | covered.keys()
         rest = [artifact for artifact in to_fetch if artifact.id not in taken]
-        job.artifacts_total -= len(covered)
+        if covered:
+            job.artifacts_total -= len(covered)
+            job.save(update_fields=["artifacts_total", "modified"])
         downloaded += _artifacts_download(client, job=job, artifacts=rest, folder=Path(tmp))
         job.timings["download_seconds"] = round(time.monotonic() - started, 3)
         started = time.monotonic()
