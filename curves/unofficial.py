@@ -416,6 +416,11 @@ def _page_check(page: str) -> None:
         raise ValueError(f"page must be one of {PAGES}, not {page!r}")
 
 
+def unofficial_requested_by(*, username: str, page: str) -> str:
+    """Who asked for an ingest job through an unofficialRun link (shown on the job)."""
+    return f"/{page} unofficialRun link ({username or 'anonymous'})"
+
+
 def unofficial_page_context(*, query: QueryDict, page: str, requested_by: str) -> dict:
     """What the banner and status partials need, for a page's query; no database query when
     the URL names no unofficial run.

@@ -13,7 +13,7 @@ the runs' Pareto coverage and each point against the official frontier at its la
 from collections import defaultdict
 
 from django.contrib import messages as flash
-from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, QueryDict
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 
 from curves.charts import (
@@ -31,20 +31,13 @@ from curves.charts import (
 )
 from curves.coverage import coverage_x_metric
 from curves.derived import DERIVED_METRICS
-from curves.unofficial import PAGES, unofficial_page_context, unofficial_status_context
-
-
-def _query_without(query_params: QueryDict, *names: str) -> str:
-    """The URL query with some parameters dropped, for "reset" links."""
-    kept = query_params.copy()
-    for name in names:
-        kept.pop(name, None)
-    return kept.urlencode()
-
-
-def _requested_by(request: HttpRequest, *, page: str) -> str:
-    """Who asked for an ingest job through an unofficialRun link (shown on the job)."""
-    return f"/{page} unofficialRun link ({request.user.get_username() or 'anonymous'})"
+from curves.unofficial import (
+    PAGES,
+    unofficial_page_context,
+    unofficial_requested_by,
+    unofficial_status_context,
+)
+from infx_site.querystrings import query_without
 
 
 def _overlay_switch_url(
@@ -74,8 +67,11 @@ def _overlay_switch_url(
 
 def inference(request: HttpRequest) -> HttpResponse:
     messages: list[str] = []
+    asker = request.user.get_username()
     unofficial = unofficial_page_context(
-        query=request.GET, page="inference", requested_by=_requested_by(request, page="inference")
+        query=request.GET,
+        page="inference",
+        requested_by=unofficial_requested_by(username=asker, page="inference"),
     )
     overlays = overlay_curves_load(unofficial["unofficial_ready"])
     overlay_scenarios: dict[str, set[str]] = defaultdict(set)
@@ -125,8 +121,8 @@ def inference(request: HttpRequest) -> HttpResponse:
         "gpu_costs": gpu_costs,
         "gpus_without_cost": gpus_without_cost,
         "derived_y": selection.y_metric in DERIVED_METRICS,
-        "filters_query": _query_without(request.GET, "precision", "hardware", "framework"),
-        "history_query": _query_without(request.GET, "date", "run"),
+        "filters_query": query_without(request.GET, "precision", "hardware", "framework"),
+        "history_query": query_without(request.GET, "date", "run"),
         "overlays": overlays,
         "overlay_comparisons": overlay_comparisons(selection=selection, shown=shown),
         "coverage_x_metric": coverage_x_metric(selection.scenario),
@@ -142,7 +138,9 @@ def unofficial_status(request: HttpRequest) -> HttpResponse:
     if page not in PAGES:
         return HttpResponseBadRequest(f"page must be one of {', '.join(PAGES)}")
     context = unofficial_status_context(
-        ids=request.GET.get("ids", ""), page=page, requested_by=_requested_by(request, page=page)
+        ids=request.GET.get("ids", ""),
+        page=page,
+        requested_by=unofficial_requested_by(username=request.user.get_username(), page=page),
     )
     response = render(request, "curves/_unofficial_progress.html", context)
     if context["unofficial_reload"]:
