@@ -135,7 +135,8 @@ def scenario_measure(*, repository: str, run_ids: list[int], artifacts: dict[str
             job, _ = ingest_job_request(repository=repository, run_id=run_id, requested_by="b")
             job.refresh_from_db()
             assert job.state == IngestJobState.SUCCEEDED, job.error
-            phases.append({**job.timings, "cpu_seconds": time.process_time() - cpu})
+            cpu = time.process_time() - cpu
+            phases.append({**job.timings, "cpu_seconds": cpu, "downloads": job.artifacts_total})
 
         timings.append(best_of(1, ingest))
         cells = Cell.objects.filter(run__run_id=run_id).count()
@@ -154,7 +155,7 @@ def scenario_lines(title: str, figures: dict, *, served: int) -> list[str]:
     return [
         f"### {title}",
         "",
-        f"- artifacts served: {served}",
+        f"- artifacts served: {served}, downloaded: {phase['downloads']}",
         f"- parse floor (unzip + parse every served zip in process, best of {REPEATS}): "
         f"{parse:.3f} s",
         f"- end-to-end ingest (list, download through the fake GitHub in its own process on "
