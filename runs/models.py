@@ -6,6 +6,7 @@ duplicates it; the ingestion services upsert on those keys.
 
 import hashlib
 import json
+from collections import Counter
 from dataclasses import asdict
 
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -501,6 +502,12 @@ class IngestJob(TimestampedModel):
         if self.started_at and self.finished_at:
             return (self.finished_at - self.started_at).total_seconds()
         return None
+
+    @property
+    def skipped_reasons(self) -> list[tuple[str, int]]:
+        """(reason, how many artifacts) over the skipped ones, the most common first: a sweep
+        skips a thousand uploads for one reason."""
+        return Counter(item.get("reason", "") for item in self.skipped).most_common()
 
 
 class WebhookDelivery(TimestampedModel):

@@ -113,6 +113,18 @@ def test_a_finished_sweep_downloads_only_its_aggregate(fake_github_settings, fak
     assert set(reasons) == set(rows)
 
 
+def test_the_run_page_sums_up_the_skipped_uploads_by_reason(
+    client, fake_github_settings, fake_github
+):
+    rows = sweep_rows()
+    add_sweep(fake_github, RUN_ID, rows)
+    ingest(fake_github)
+
+    page = client.get(f"/runs/{RUN_ID}/").content.decode()
+
+    assert f"{len(rows)} artifacts skipped: {len(rows)} not downloaded: results_bmk" in page
+
+
 def test_the_aggregate_gives_the_same_cells_as_the_per_cell_uploads(
     fake_github_settings, fake_github
 ):
