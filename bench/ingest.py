@@ -8,16 +8,15 @@ the fake GitHub on loopback, parsing and writing to the database. Target: within
     python -m bench.ingest          (DATABASE_URL defaults to a local PostgreSQL database)
 """
 
-import io
 import json
 import logging
 import multiprocessing
 import random
 import time
-import zipfile
 from datetime import UTC, datetime, timedelta
 
 from bench.common import best_of, django_setup, report_section_write
+from tests.ziputil import make_zip
 
 REPEATS = 3
 TOKEN = "bench-token"  # noqa: S105 - the fake GitHub's token
@@ -27,10 +26,7 @@ AGENTIC_CONCURRENCIES = (1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 160, 192, 224, 256
 
 
 def zip_of(name: str, document) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(name, json.dumps(document))
-    return buffer.getvalue()
+    return make_zip({name: json.dumps(document).encode()})
 
 
 def sweep_artifacts() -> dict[str, bytes]:

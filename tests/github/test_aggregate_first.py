@@ -1,9 +1,7 @@
 """results_bmk first: per-cell uploads older than it are recorded without a download."""
 
-import io
 import json
 import random
-import zipfile
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -12,6 +10,7 @@ from runs import demo
 from runs.jobs import ingest_job_request
 from runs.models import Artifact, ArtifactState, Cell, IngestJob, IngestJobState
 from tests.github.fakegithub import FakeGitHub, attempt_window, github_time
+from tests.ziputil import make_zip
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,10 +23,7 @@ KEPT_UNTIL = github_time(datetime.now(UTC) + timedelta(days=60))
 
 
 def zip_of(name: str, document) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr(name, json.dumps(document))
-    return buffer.getvalue()
+    return make_zip({name: json.dumps(document).encode()})
 
 
 def sweep_rows() -> dict[str, dict]:
