@@ -21,6 +21,7 @@ from django.utils import timezone
 from runs import github
 from runs.models import (
     ACTIVE_JOB_STATES,
+    ARTIFACT_DONE_STATES,
     Artifact,
     ArtifactState,
     IngestJob,
@@ -177,9 +178,7 @@ def _job_execute(job: IngestJob, client: github.ActionsClient) -> IngestJob:
     # Artifacts ingested, or recorded as skipped, by an earlier job: same id, same content.
     done = {
         artifact.github_id: artifact
-        for artifact in Artifact.objects.filter(
-            run=run, state__in=(ArtifactState.INGESTED, ArtifactState.SKIPPED)
-        )
+        for artifact in Artifact.objects.filter(run=run, state__in=ARTIFACT_DONE_STATES)
     }
     skipped = []
     to_fetch = []

@@ -93,6 +93,10 @@ class ArtifactState(models.TextChoices):
     SKIPPED = "skipped"
 
 
+# An artifact in one of these states, with the same content, needs no new work.
+ARTIFACT_DONE_STATES = (ArtifactState.INGESTED, ArtifactState.SKIPPED)
+
+
 class Artifact(TimestampedModel):
     """One uploaded artifact; its state makes each artifact processed once."""
 

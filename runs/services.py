@@ -22,6 +22,7 @@ from django.utils import timezone
 from runs.bulk import rows_insert
 from runs.cache import data_generation_bump
 from runs.models import (
+    ARTIFACT_DONE_STATES,
     Artifact,
     ArtifactState,
     Cell,
@@ -253,7 +254,7 @@ def _artifact_prepare(*, source: ArtifactInput, previous: Artifact | None) -> _P
         return _Prepared(source, kind, source.digest, error=f"cannot read {source.path}: {exc}")
     if (
         previous is not None
-        and previous.state in (ArtifactState.INGESTED, ArtifactState.SKIPPED)
+        and previous.state in ARTIFACT_DONE_STATES
         and previous.digest == digest
     ):
         return _Prepared(source, kind, digest, skip_reason="already ingested")
