@@ -650,31 +650,29 @@ def _reason_required(reason: str) -> str:
     return reason
 
 
-@transaction.atomic
-def run_hide(*, run: WorkflowRun, actor, reason: str) -> WorkflowRun:
-    """Take a run off the official curves; the reason is shown on the run page."""
+def _run_visibility_set(*, run: WorkflowRun, hidden: bool, actor, reason: str) -> WorkflowRun:
     reason = _reason_required(reason)
     run = WorkflowRun.objects.select_for_update().get(pk=run.pk)
     before = {"hidden_from_official": run.hidden_from_official, "hidden_reason": run.hidden_reason}
-    run.hidden_from_official, run.hidden_reason = True, reason
+    run.hidden_from_official, run.hidden_reason = hidden, reason if hidden else ""
     run.save(update_fields=["hidden_from_official", "hidden_reason", "modified"])
-    after = {"hidden_from_official": True, "hidden_reason": reason}
-    _run_audit(run=run, action="hide", actor=actor, reason=reason, before=before, after=after)
+    after = {"hidden_from_official": hidden, "hidden_reason": run.hidden_reason}
+    action = "hide" if hidden else "unhide"
+    _run_audit(run=run, action=action, actor=actor, reason=reason, before=before, after=after)
     transaction.on_commit(data_generation_bump)
     return run
+
+
+@transaction.atomic
+def run_hide(*, run: WorkflowRun, actor, reason: str) -> WorkflowRun:
+    """Take a run off the official curves; the reason is shown on the run page."""
+    return _run_visibility_set(run=run, hidden=True, actor=actor, reason=reason)
 
 
 @transaction.atomic
 def run_unhide(*, run: WorkflowRun, actor, reason: str) -> WorkflowRun:
-    reason = _reason_required(reason)
-    run = WorkflowRun.objects.select_for_update().get(pk=run.pk)
-    before = {"hidden_from_official": run.hidden_from_official, "hidden_reason": run.hidden_reason}
-    run.hidden_from_official, run.hidden_reason = False, ""
-    run.save(update_fields=["hidden_from_official", "hidden_reason", "modified"])
-    after = {"hidden_from_official": False, "hidden_reason": ""}
-    _run_audit(run=run, action="unhide", actor=actor, reason=reason, before=before, after=after)
-    transaction.on_commit(data_generation_bump)
-    return run
+    """Put a hidden run back on the official curves."""
+    return _run_visibility_set(run=run, hidden=False, actor=actor, reason=reason)
 
 
 @transaction.atomic
